@@ -1,0 +1,16 @@
+/**
+ * tagstream: Node.js streams for agents whose model writes tool calls as XML-like tags.
+ *
+ * Rings, from the inside out: the pure parser and diff helpers; the streams that wrap them
+ * (BlockParser, Presenter); log readers and replay; the CLI under `examples/`.
+ * @module
+ */
+export type {
+  Block, TextBlock, ToolUseBlock, ReasoningBlock, Diagnostic, DiagnosticCode, BlockPath,
+  BlockDiff, AddDiff, AppendDiff, SetDiff, CompleteDiff, TruncateDiff, ReplaceDiff,
+  MessageMarker, EndMarker, DiagnosticRecord, DiffRecord,
+} from './types.js'
+export { TagstreamError, type TagstreamErrorCode } from './errors.js'
+export { clineDialect, defineDialect, type Dialect, type DialectSpec } from './dialect.js'
+export { type ParseOptions } from './parse/options.js'
+export { parseAssistantMessage, type ParseResult } from './parse/parse.js'

@@ -1,0 +1,513 @@
+/**
+ * The parser's state machine. One engine serves both the pure `parseAssistantMessage` (feed the
+ * whole text once) and the BlockParser (feed each chunk as it comes): it never re-reads text it
+ * has decided, so streaming costs O(new text) per chunk.
+ *
+ * Tags are found by jumping between `<` positions and reading at most one tag's length past each;
+ * the name between the brackets is looked up in a set. A candidate cut by the end of the input is
+ * kept aside (`carry`) and read again with the next chunk. Completed blocks are frozen and never
+ * touched again (SPEC 3.8); the one open block is rendered on demand.
+ * @internal
+ * @module
+ */
+import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
+import type { ResolvedOptions } from './options.js'
+import { Field } from './field.js'
+
+const enum Mode { Text, Tool, Param, Reasoning }
+
+const LT = 60 // '<'
+const GT = 62 // '>'
+/** Extra room for white space inside brackets with `lenientTags`. */
+const LENIENT_SLACK = 16
+/** Characters of dropped text quoted in an `ignored-content` diagnostic. */
+const SAMPLE = 40
+
+/** What the scanner found at a `<`. */
+const LENIENT_TAG = /^\s*(\/?)\s*([^\s<>/]+)\s*$/u
+const LENIENT_PARTIAL = /^\s*(\/?)\s*([^\s<>/]*)\s*$/u
+const NONE = -1
+const PARTIAL = -2
+
+/** The field of the open block that is still growing, and how its rendering relates to `core`. */
+export interface OpenField {
+  path: string
+  field: Field
+  /** Rendered value = field.core + ext. */
+  ext: string
+  /** What field.core gained since the previous render. */
+  delta: string
+}
+
+/** The open block as rendered now. */
+export interface OpenRender {
+  block: Block
+  field: OpenField | null
+}
+
+interface ToolState {
+  name: string
+  call_id: string
+  params: Record<string, string>
+  /** Raw text of the tool's body so far, kept only for tools with greedy params. */
+  body: string | null
+}
+
+/** Tag names of one mode, with every prefix of every tag for "could this still become a tag?". */
+class TagSet {
+  readonly names = new Set<string>()
+  readonly prefixes = new Set<string>()
+  maxInner = 0
+  add(inner: string): void {
+    this.names.add(inner)
+    for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
+    if (inner.length > this.maxInner) this.maxInner = inner.length
+  }
+}
+
+export class Engine {
+  readonly done: Block[] = []
+  readonly diagnostics: Diagnostic[] = []
+  private mode: Mode = Mode.Text
+  /** Raw text after the last decided position: a tag candidate cut by the end of the input. */
+  private carry = ''
+  /** Offset in the whole text of the first character of `carry`. */
+  private pos = 0
+  private text = new Field()
+  private tool: ToolState | null = null
+  private paramName = ''
+  private param: Field | null = null
+  private reasoningTag = ''
+  private reasoning: Field | null = null
+  private ended = false
+  /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
+  private dropAt = -1
+  private dropSample = ''
+
+  private readonly textTags = new TagSet()
+  private readonly toolTags = new TagSet()
+  private readonly tools: Set<string>
+  private readonly reasoningTags: Set<string>
+  private readonly params: Set<string>
+  private readonly greedy: Readonly<Record<string, readonly string[]>>
+
+  constructor(private readonly o: ResolvedOptions) {
+    const d = o.dialect
+    this.tools = new Set(d.tools)
+    this.params = new Set(d.params)
+    this.reasoningTags = new Set(o.reasoningTags)
+    this.greedy = d.greedy
+    for (const t of d.tools) this.textTags.add(t)
+    for (const t of o.reasoningTags) this.textTags.add(t)
+    for (const p of d.params) this.toolTags.add(p)
+    for (const t of d.tools) this.toolTags.add('/' + t)
+  }
+
+  /** Feeds more text. */
+  feed(chunk: string): void {
+    if (chunk.length === 0) return
+    const w = this.carry.length > 0 ? this.carry + chunk : chunk
+    const base = this.pos
+    this.carry = ''
+    let p = 0
+    let bodyFrom = 0
+    const n = w.length
+    while (p < n) {
+      switch (this.mode) {
+        case Mode.Text: {
+          const r = this.scanText(w, p, base)
+          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          p = r
+          bodyFrom = p
+          break
+        }
+        case Mode.Tool: {
+          const r = this.scanTool(w, p, base, bodyFrom)
+          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          p = r
+          break
+        }
+        case Mode.Param: {
+          const r = this.scanClose(w, p, this.paramName, this.param!)
+          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          this.tool!.params[this.paramName] = this.param!.core
+          this.param = null
+          this.mode = Mode.Tool
+          p = r
+          break
+        }
+        case Mode.Reasoning: {
+          const r = this.scanClose(w, p, this.reasoningTag, this.reasoning!)
+          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          const content = this.reasoning!.core
+          if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
+          this.reasoning = null
+          this.text = new Field()
+          this.mode = Mode.Text
+          p = r
+          bodyFrom = p
+          break
+        }
+      }
+    }
+    this.keep(w, base, n, bodyFrom)
+  }
+
+  /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
+  private keep(w: string, base: number, cut: number, bodyFrom: number): void {
+    if (this.tool !== null && this.tool.body !== null && cut > bodyFrom) this.tool.body += w.slice(bodyFrom, cut)
+    this.carry = cut < w.length ? w.slice(cut) : ''
+    this.pos = base + cut
+  }
+
+  /**
+   * Looks for a tag starting at the `<` at `s`: returns the index of its `>`, NONE if no tag can
+   * start there, PARTIAL if the window ends while it still could.
+   */
+  private tagEnd(w: string, s: number, tags: TagSet): number {
+    const n = w.length
+    const max = tags.maxInner + 1 + (this.o.lenientTags ? LENIENT_SLACK : 0)
+    const lim = Math.min(n, s + max + 1)
+    for (let j = s + 1; j < lim; j++) {
+      const c = w.charCodeAt(j)
+      if (c === GT) return j
+      if (c === LT) return NONE
+    }
+    if (lim === n && !this.ended) {
+      const inner = this.innerName(w.slice(s + 1), true)
+      if (inner !== null && tags.prefixes.has(inner)) return PARTIAL
+    }
+    return NONE
+  }
+
+  /** The name inside brackets, normalised for `lenientTags`; null if it cannot be a tag. */
+  private innerName(raw: string, partial: boolean): string | null {
+    if (!this.o.lenientTags) return raw
+    // `< / name >`: white space around the slash and the name, never inside the name
+    const m = (partial ? LENIENT_PARTIAL : LENIENT_TAG).exec(raw)
+    if (m === null) return null
+    const name = m[1]! + m[2]!
+    // a cut tag whose name is already followed by white space can only be completed by '>'
+    if (partial && m[2] !== '' && /\s$/u.test(raw)) return this.toolTags.names.has(name) || this.textTags.names.has(name) ? name : null
+    return name
+  }
+
+  /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
+  private scanText(w: string, p: number, base: number): number {
+    let from = p
+    for (;;) {
+      const s = w.indexOf('<', from)
+      if (s < 0) {
+        this.text.push(w.slice(p))
+        return ~w.length
+      }
+      const e = this.tagEnd(w, s, this.textTags)
+      if (e === PARTIAL) {
+        this.text.push(w.slice(p, s))
+        return ~s
+      }
+      if (e === NONE) {
+        from = s + 1
+        continue
+      }
+      const name = this.innerName(w.slice(s + 1, e), false)
+      if (name !== null && this.tools.has(name)) {
+        this.text.push(w.slice(p, s))
+        this.closeText()
+        this.openTool(name)
+        return e + 1
+      }
+      if (name !== null && this.reasoningTags.has(name)) {
+        this.text.push(w.slice(p, s))
+        this.closeText()
+        this.mode = Mode.Reasoning
+        this.reasoningTag = name
+        this.reasoning = new Field()
+        return e + 1
+      }
+      if (this.o.diagnostics && name !== null) this.checkUnknown(name, base + s)
+      from = e + 1
+    }
+  }
+
+  /** Tool mode: param openings and the tool's closing tag; everything else is dropped. */
+  private scanTool(w: string, p: number, base: number, bodyFrom: number): number {
+    const tool = this.tool!
+    let from = p
+    for (;;) {
+      const s = w.indexOf('<', from)
+      if (s < 0) {
+        this.ignored(w, from, w.length, base)
+        return ~w.length
+      }
+      this.ignored(w, from, s, base)
+      const e = this.tagEnd(w, s, this.toolTags)
+      if (e === PARTIAL) return ~s
+      if (e === NONE) {
+        this.ignored(w, s, s + 1, base)
+        from = s + 1
+        continue
+      }
+      const name = this.innerName(w.slice(s + 1, e), false)
+      if (name !== null && this.params.has(name)) {
+        this.flushIgnored(this.diagnostics)
+        this.mode = Mode.Param
+        this.paramName = name
+        this.param = new Field()
+        return e + 1
+      }
+      if (name === '/' + tool.name) {
+        this.flushIgnored(this.diagnostics)
+        if (tool.body !== null) tool.body += w.slice(bodyFrom, s)
+        this.closeTool()
+        return e + 1
+      }
+      this.ignored(w, s, e + 1, base)
+      from = e + 1
+    }
+  }
+
+  /**
+   * Inside a param or reasoning tag: only the matching closing tag ends it. Returns the index
+   * after the closing tag, or ~cut with the value pushed up to cut.
+   */
+  private scanClose(w: string, p: number, name: string, field: Field): number {
+    if (!this.o.lenientTags) {
+      const close = '</' + name + '>'
+      const i = w.indexOf(close, p)
+      if (i >= 0) {
+        field.push(w.slice(p, i))
+        return i + close.length
+      }
+      const l = w.lastIndexOf('<')
+      if (!this.ended && l >= p && l > w.length - close.length && close.startsWith(w.slice(l))) {
+        field.push(w.slice(p, l))
+        return ~l
+      }
+      field.push(w.slice(p))
+      return ~w.length
+    }
+    const want = '/' + name
+    let from = p
+    for (;;) {
+      const s = w.indexOf('<', from)
+      if (s < 0) break
+      const j = this.closeEnd(w, s, want)
+      if (j === PARTIAL) {
+        field.push(w.slice(p, s))
+        return ~s
+      }
+      if (j >= 0) {
+        field.push(w.slice(p, s))
+        return j + 1
+      }
+      from = s + 1
+    }
+    field.push(w.slice(p))
+    return ~w.length
+  }
+
+  /** Lenient closing tag `</ name >` at `s`: index of '>', NONE or PARTIAL. */
+  private closeEnd(w: string, s: number, want: string): number {
+    const lim = Math.min(w.length, s + want.length + 2 + LENIENT_SLACK)
+    for (let j = s + 1; j < lim; j++) {
+      const c = w.charCodeAt(j)
+      if (c === GT) return this.innerName(w.slice(s + 1, j), false) === want ? j : NONE
+      if (c === LT) return NONE
+    }
+    if (lim === w.length && !this.ended) {
+      const inner = this.innerName(w.slice(s + 1), true)
+      if (inner !== null && want.startsWith(inner)) return PARTIAL
+    }
+    return NONE
+  }
+
+  private closeText(): void {
+    const content = this.text.core
+    if (content.length > 0) this.done.push({ type: 'text', content, partial: false })
+    this.text = new Field()
+  }
+
+  private openTool(name: string): void {
+    this.tool = {
+      name,
+      call_id: this.o.idGenerator(),
+      params: {},
+      body: this.greedy[name] !== undefined ? '' : null,
+    }
+    this.mode = Mode.Tool
+  }
+
+  private closeTool(): void {
+    const tool = this.tool!
+    if (tool.body !== null) applyGreedy(tool.params, tool.body, this.greedy[tool.name]!)
+    this.done.push(toolBlock(tool, tool.params, false))
+    this.tool = null
+    this.mode = Mode.Text
+  }
+
+  /**
+   * Collects a run of dropped text inside a tool; the run is reported once, when a recognised
+   * tag or the end of the input ends it, so the report does not depend on chunking.
+   */
+  private ignored(w: string, from: number, to: number, base: number): void {
+    if (!this.o.diagnostics || to <= from) return
+    if (this.dropAt < 0) {
+      const piece = w.slice(from, to)
+      const lead = piece.length - piece.trimStart().length
+      if (lead === piece.length) return
+      this.dropAt = base + from + lead
+      this.dropSample = piece.slice(lead, lead + SAMPLE)
+    } else if (this.dropSample.length < SAMPLE) {
+      this.dropSample += w.slice(from, Math.min(to, from + SAMPLE - this.dropSample.length))
+    }
+  }
+
+  private flushIgnored(into: Diagnostic[]): void {
+    if (this.dropAt < 0) return
+    into.push({
+      code: 'ignored-content',
+      message: `dropped ${JSON.stringify(clip(this.dropSample.trim()))} inside <${this.tool!.name}>, outside any parameter`,
+      offset: this.dropAt,
+    })
+    this.dropAt = -1
+    this.dropSample = ''
+  }
+
+  private checkUnknown(name: string, offset: number): void {
+    if (this.params.has(name) || !looksLikeTool(name, this.tools)) return
+    this.diagnostics.push({ code: 'unknown-tool', message: `<${name}> looks like a tool call but is not a tool of this dialect; it was kept as text`, offset })
+  }
+
+  /** Marks the end of the input: a held tag candidate can no longer become a tag. */
+  end(): void {
+    this.ended = true
+  }
+
+  /**
+   * What is wrong at the end of the text so far (unclosed tool or param, truncated opening tag,
+   * a pending run of dropped text), without changing any state.
+   */
+  endDiagnostics(): Diagnostic[] {
+    const out: Diagnostic[] = []
+    if (!this.o.diagnostics) return out
+    const carry = this.carry
+    if (this.mode === Mode.Text && carry.length > 1) {
+      const inner = this.innerName(carry.slice(1), true)
+      if (inner !== null && inner.length > 0 && this.textTags.prefixes.has(inner)) {
+        out.push({ code: 'truncated-open-tag', message: `the input ended inside an opening tag ${JSON.stringify(carry)}`, offset: this.pos })
+      }
+    }
+    if (this.mode === Mode.Tool || this.mode === Mode.Param) {
+      const saved = [this.dropAt, this.dropSample] as const
+      this.flushIgnored(out)
+      ;[this.dropAt, this.dropSample] = saved
+      const at = this.pos + carry.length
+      if (this.mode === Mode.Param) out.push({ code: 'unclosed-param', message: `the input ended inside <${this.paramName}> of <${this.tool!.name}>`, offset: at })
+      out.push({ code: 'unclosed-tool', message: `the input ended inside <${this.tool!.name}>: the call has no closing tag`, offset: at })
+    }
+    return out
+  }
+
+  /** Number of complete blocks. */
+  get doneCount(): number {
+    return this.done.length
+  }
+
+  /**
+   * Renders the open block (null when there is none, or it is empty text), as a parse of the
+   * text so far would show it (SPEC 3.6). `final` completes it.
+   */
+  render(final = false): OpenRender | null {
+    const hide = this.o.hidePartialTags && !this.ended
+    switch (this.mode) {
+      case Mode.Text: {
+        let tail = this.carry
+        if (hide && tail.length > 0) {
+          const inner = this.innerName(tail.slice(1), true)
+          if (inner !== null && this.textTags.prefixes.has(inner)) tail = ''
+        }
+        const ext = this.text.ext(tail)
+        const delta = this.text.take()
+        const content = this.text.core + ext
+        if (content.length === 0) return null
+        return { block: { type: 'text', content, partial: !final }, field: { path: 'content', field: this.text, ext, delta } }
+      }
+      case Mode.Reasoning: {
+        const f = this.reasoning!
+        const ext = f.ext(hide ? '' : this.carry)
+        const delta = f.take()
+        const reasoning = f.core + ext
+        if (reasoning.length === 0) return null
+        return { block: { type: 'reasoning', reasoning, partial: !final }, field: { path: 'reasoning', field: f, ext, delta } }
+      }
+      case Mode.Tool: {
+        const tool = this.tool!
+        return { block: toolBlock(tool, { ...tool.params }, !final, final && this.o.truncation), field: null }
+      }
+      case Mode.Param: {
+        const tool = this.tool!
+        const f = this.param!
+        const ext = f.ext(hide ? '' : this.carry)
+        const delta = f.take()
+        const params = { ...tool.params }
+        params[this.paramName] = f.core + ext
+        return {
+          block: toolBlock(tool, params, !final, final && this.o.truncation),
+          field: { path: 'params.' + this.paramName, field: f, ext, delta },
+        }
+      }
+    }
+  }
+
+  /** The whole parse so far: complete blocks then the open one. */
+  blocks(final = false): Block[] {
+    const open = this.render(final)
+    return open === null ? this.done.slice() : [...this.done, open.block]
+  }
+}
+
+function toolBlock(tool: ToolState, params: Record<string, string>, partial: boolean, truncated = false): ToolUseBlock {
+  const b: ToolUseBlock = { type: 'tool_use', name: tool.name, params, partial, call_id: tool.call_id, isNativeToolCall: false }
+  if (truncated) b.truncated = true
+  return b
+}
+
+/** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
+function applyGreedy(params: Record<string, string>, body: string, names: readonly string[]): void {
+  for (const name of names) {
+    const open = '<' + name + '>'
+    const start = body.indexOf(open)
+    if (start < 0) continue
+    const end = body.lastIndexOf('</' + name + '>')
+    if (end > start) params[name] = body.slice(start + open.length, end).trim()
+  }
+}
+
+function clip(s: string): string {
+  return s.length > 40 ? s.slice(0, 37) + '...' : s
+}
+
+/** A snake_case name, or one within two edits of a tool's, reads as an attempted tool call. */
+function looksLikeTool(name: string, tools: Set<string>): boolean {
+  if (/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/u.test(name)) return true
+  if (name.length < 5) return false
+  for (const t of tools) if (Math.abs(t.length - name.length) <= 2 && editDistance(t, name, 2) <= 2) return true
+  return false
+}
+
+function editDistance(a: string, b: string, cap: number): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      cur.push(v)
+      if (v < best) best = v
+    }
+    if (best > cap) return cap + 1
+    prev = cur
+  }
+  return prev[b.length]!
+}

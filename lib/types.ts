@@ -1,0 +1,140 @@
+/**
+ * Block and diff types shared by every ring of tagstream. Pure data, no code.
+ * @module
+ */
+
+/**
+ * Prose between tool calls.
+ * @example
+ * ```ts
+ * const b: TextBlock = { type: 'text', content: 'I will read it.', partial: false }
+ * ```
+ */
+export interface TextBlock {
+  /** Discriminant. */
+  type: 'text'
+  /** The text, trimmed. */
+  content: string
+  /** `true` while the block may still grow. */
+  partial: boolean
+}
+
+/**
+ * One tool call, e.g. `<read_file><path>a.ts</path></read_file>`.
+ * @example
+ * ```ts
+ * const b: ToolUseBlock = {
+ *   type: 'tool_use', name: 'read_file', params: { path: 'a.ts' },
+ *   partial: false, call_id: 'V1StGXR8', isNativeToolCall: false,
+ * }
+ * ```
+ */
+export interface ToolUseBlock {
+  /** Discriminant. */
+  type: 'tool_use'
+  /** The tool's name, one of the dialect's `tools`. */
+  name: string
+  /** Parameter values, trimmed, in the order they first appeared. */
+  params: Record<string, string>
+  /** `true` while the call may still grow; a partial call must never be executed. */
+  partial: boolean
+  /** An id that stays the same for the life of a parser stream. */
+  call_id: string
+  /** Always `false`: the call was written as tags in the text. */
+  isNativeToolCall: false
+  /**
+   * Only with the `truncation` option: the call was completed because the input ended, not by
+   * its closing tag. Such a call is never executed by the Presenter.
+   */
+  truncated?: true
+}
+
+/**
+ * A model's reasoning, from a top-level `<thinking>…</thinking>` with the `reasoningTags` option,
+ * or from a provider's reasoning stream.
+ * @example
+ * ```ts
+ * const b: ReasoningBlock = { type: 'reasoning', reasoning: 'Read first.', partial: false }
+ * ```
+ */
+export interface ReasoningBlock {
+  /** Discriminant. */
+  type: 'reasoning'
+  /** The reasoning text, trimmed. */
+  reasoning: string
+  /** `true` while the block may still grow. */
+  partial: boolean
+}
+
+/** Any block of a parsed assistant message. */
+export type Block = TextBlock | ToolUseBlock | ReasoningBlock
+
+/**
+ * Something the parser noticed without changing the blocks (the `diagnostics` option).
+ * @example
+ * ```ts
+ * const d: Diagnostic = { code: 'unknown-tool', message: 'unknown tool tag <write_file>', offset: 12 }
+ * ```
+ */
+export interface Diagnostic {
+  /** Stable machine-readable code; see {@link DiagnosticCode}. */
+  code: DiagnosticCode
+  /** Human-readable explanation. */
+  message: string
+  /** UTF-16 offset in the message text where the problem starts. */
+  offset: number
+}
+
+/**
+ * Stable diagnostic codes:
+ * - `unknown-tool`: a tag outside a tool that looks like a tool call but names no tool of the dialect;
+ * - `ignored-content`: non-blank text or an unknown tag inside a tool, outside any parameter, was dropped;
+ * - `unclosed-tool`: the input ended inside a tool call;
+ * - `unclosed-param`: the input ended inside a parameter value;
+ * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`).
+ */
+export type DiagnosticCode =
+  | 'unknown-tool'
+  | 'ignored-content'
+  | 'unclosed-tool'
+  | 'unclosed-param'
+  | 'truncated-open-tag'
+
+/** Path of a string inside a block: `content`, `reasoning` or `params.<name>`. */
+export type BlockPath = string
+
+/** `{op:'add'}`: a new block at `index`, which equals the current length. */
+export interface AddDiff { op: 'add'; index: number; block: Block }
+/** `{op:'append'}`: the string at `path` of block `index` grew by `text`. */
+export interface AppendDiff { op: 'append'; index: number; path: BlockPath; text: string }
+/** `{op:'set'}`: the string at `path` of block `index` was set to `value`. */
+export interface SetDiff { op: 'set'; index: number; path: BlockPath; value: string }
+/** `{op:'complete'}`: block `index` is no longer partial. */
+export interface CompleteDiff { op: 'complete'; index: number }
+/** `{op:'truncate'}`: blocks from `length` on disappeared. */
+export interface TruncateDiff { op: 'truncate'; length: number }
+/** `{op:'replace'}`: block `index` changed in another way and is given whole. */
+export interface ReplaceDiff { op: 'replace'; index: number; block: Block }
+
+/**
+ * A change to a block array. Applying, in order, the diffs a {@link BlockParser} emits for a chunk
+ * to the snapshot before it gives the snapshot after it.
+ * @example
+ * ```ts
+ * const d: BlockDiff = { op: 'append', index: 0, path: 'content', text: ' world' }
+ * ```
+ */
+export type BlockDiff = AddDiff | AppendDiff | SetDiff | CompleteDiff | TruncateDiff | ReplaceDiff
+
+/** `{op:'message'}`: the diffs that follow belong to message `id` (replays of several messages). */
+export interface MessageMarker { op: 'message'; id: string; meta?: Record<string, unknown> }
+/** `{op:'end'}`: message `id` has no more diffs. */
+export interface EndMarker { op: 'end'; id: string }
+/** `{op:'diagnostic'}`: a diagnostic among the diffs (opt-in with `diagnosticRecords`). */
+export interface DiagnosticRecord extends Diagnostic { op: 'diagnostic' }
+
+/**
+ * Everything that can travel between a BlockParser and a Presenter: diffs, message markers and
+ * diagnostic records.
+ */
+export type DiffRecord = BlockDiff | MessageMarker | EndMarker | DiagnosticRecord
