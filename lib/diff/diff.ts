@@ -1,0 +1,157 @@
+/**
+ * Block diffs (SPEC 5): compute them between two snapshots, and apply them. Pure functions.
+ * @module
+ */
+import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
+import { TagstreamError } from '../errors.js'
+
+/**
+ * A string field that is known to have grown by appending since the previous snapshot, so the
+ * differ need not compare the whole string. @internal
+ */
+export interface AppendHint {
+  index: number
+  path: string
+  /** The text appended since the previous snapshot ('' for none). */
+  text: string
+}
+
+function stringDiff(out: BlockDiff[], index: number, path: string, a: string | undefined, b: string, hint: AppendHint | undefined): void {
+  if (hint !== undefined && hint.index === index && hint.path === path && a !== undefined) {
+    if (hint.text.length > 0) out.push({ op: 'append', index, path, text: hint.text })
+    return
+  }
+  if (a === b) return
+  if (a !== undefined && b.length > a.length && b.startsWith(a)) out.push({ op: 'append', index, path, text: b.slice(a.length) })
+  else out.push({ op: 'set', index, path, value: b })
+}
+
+function sameKeysPrefix(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  if (ka.length > kb.length) return false
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return false
+  return true
+}
+
+/**
+ * Pushes the diffs that take block `a` to block `b` at `index`. @internal
+ */
+export function diffBlock(out: BlockDiff[], index: number, a: Block, b: Block, hint?: AppendHint): void {
+  if (a === b) return
+  if (a.type !== b.type || (a.partial === false && b.partial === true)) {
+    out.push({ op: 'replace', index, block: b })
+    return
+  }
+  switch (b.type) {
+    case 'text':
+      stringDiff(out, index, 'content', (a as typeof b).content, b.content, hint)
+      break
+    case 'reasoning':
+      stringDiff(out, index, 'reasoning', (a as typeof b).reasoning, b.reasoning, hint)
+      break
+    case 'tool_use': {
+      const t = a as ToolUseBlock
+      if (t.name !== b.name || t.call_id !== b.call_id || t.isNativeToolCall !== b.isNativeToolCall
+        || t.truncated !== b.truncated || !sameKeysPrefix(t.params, b.params)) {
+        out.push({ op: 'replace', index, block: b })
+        return
+      }
+      for (const k of Object.keys(b.params)) stringDiff(out, index, 'params.' + k, t.params[k], b.params[k]!, hint)
+      break
+    }
+  }
+  if (a.partial && !b.partial) out.push({ op: 'complete', index })
+}
+
+/**
+ * The diffs that take snapshot `prev` to snapshot `next`: applying them in order with
+ * {@link applyDiff} gives an array deep-equal to `next`. Blocks that are the same object in
+ * both are skipped without a look, which is what makes diffing successive parser snapshots cheap.
+ * @example
+ * ```ts
+ * import { diffBlocks } from 'tagstream'
+ * diffBlocks(
+ *   [{ type: 'text', content: 'Hel', partial: true }],
+ *   [{ type: 'text', content: 'Hello', partial: false }],
+ * )
+ * // [ { op: 'append', index: 0, path: 'content', text: 'lo' }, { op: 'complete', index: 0 } ]
+ * ```
+ */
+export function diffBlocks(prev: readonly Block[], next: readonly Block[]): BlockDiff[] {
+  const out: BlockDiff[] = []
+  const common = Math.min(prev.length, next.length)
+  for (let i = 0; i < common; i++) diffBlock(out, i, prev[i]!, next[i]!)
+  if (next.length < prev.length) out.push({ op: 'truncate', length: next.length })
+  for (let i = common; i < next.length; i++) out.push({ op: 'add', index: i, block: next[i]! })
+  return out
+}
+
+function bad(diff: unknown, why: string): never {
+  throw new TagstreamError('ERR_INVALID_DIFF', `cannot apply ${JSON.stringify(diff)}: ${why}`, { diff })
+}
+
+function setPath(block: Block, path: string, value: string, diff: BlockDiff): Block {
+  if (path === 'content' && block.type === 'text') return { ...block, content: value }
+  if (path === 'reasoning' && block.type === 'reasoning') return { ...block, reasoning: value }
+  if (path.startsWith('params.') && block.type === 'tool_use') {
+    return { ...block, params: { ...block.params, [path.slice(7)]: value } }
+  }
+  return bad(diff, `no string at path ${JSON.stringify(path)} of a ${block.type} block`)
+}
+
+function getPath(block: Block, path: string, diff: BlockDiff): string {
+  let v: string | undefined
+  if (path === 'content' && block.type === 'text') v = block.content
+  else if (path === 'reasoning' && block.type === 'reasoning') v = block.reasoning
+  else if (path.startsWith('params.') && block.type === 'tool_use') v = block.params[path.slice(7)]
+  if (v === undefined) return bad(diff, `no string at path ${JSON.stringify(path)}`)
+  return v
+}
+
+/**
+ * Applies one diff and returns the updated array. The input array and its blocks are not
+ * modified: changed blocks are copied, the others shared, so a UI can compare by reference.
+ * Throws a {@link TagstreamError} with code `ERR_INVALID_DIFF` when the diff does not fit.
+ * @example
+ * ```ts
+ * import { applyDiff } from 'tagstream'
+ * let blocks = applyDiff([], { op: 'add', index: 0, block: { type: 'text', content: 'Hi', partial: true } })
+ * blocks = applyDiff(blocks, { op: 'append', index: 0, path: 'content', text: ' there' })
+ * blocks[0] // { type: 'text', content: 'Hi there', partial: true }
+ * ```
+ */
+export function applyDiff(blocks: readonly Block[], diff: BlockDiff): Block[] {
+  const out = blocks.slice()
+  switch (diff.op) {
+    case 'add':
+      if (diff.index !== blocks.length) bad(diff, `add at ${diff.index} but there are ${blocks.length} blocks`)
+      out.push(diff.block)
+      return out
+    case 'truncate':
+      if (!(diff.length >= 0 && diff.length <= blocks.length)) bad(diff, `truncate to ${diff.length} of ${blocks.length} blocks`)
+      out.length = diff.length
+      return out
+    default: {
+      const b = blocks[diff.index]
+      if (b === undefined) return bad(diff, `no block at index ${diff.index}`)
+      switch (diff.op) {
+        case 'replace':
+          out[diff.index] = diff.block
+          break
+        case 'complete':
+          out[diff.index] = { ...b, partial: false }
+          break
+        case 'set':
+          out[diff.index] = setPath(b, diff.path, diff.value, diff)
+          break
+        case 'append':
+          out[diff.index] = setPath(b, diff.path, getPath(b, diff.path, diff) + diff.text, diff)
+          break
+        default:
+          bad(diff, 'unknown op')
+      }
+      return out
+    }
+  }
+}

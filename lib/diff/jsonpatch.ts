@@ -1,0 +1,67 @@
+/**
+ * Block diffs as RFC 6902 JSON Patch operations, for UIs and stores that speak JSON Patch.
+ * @module
+ */
+import type { BlockDiff } from '../types.js'
+import { TagstreamError } from '../errors.js'
+
+/**
+ * One RFC 6902 operation, as {@link toJsonPatch} produces them.
+ * @example
+ * ```ts
+ * const op: JsonPatchOperation = { op: 'replace', path: '/0/content', value: 'Hello' }
+ * ```
+ */
+export type JsonPatchOperation =
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string }
+  | { op: 'test'; path: string; value: unknown }
+
+/** RFC 6901 escaping of one reference token. */
+function token(s: string): string {
+  return s.replace(/~/gu, '~0').replace(/\//gu, '~1')
+}
+
+function pointer(index: number, path: string): string {
+  if (path.startsWith('params.')) return `/${index}/params/${token(path.slice(7))}`
+  return `/${index}/${token(path)}`
+}
+
+/**
+ * Converts a diff to JSON Patch operations on the block array. `append` has no JSON Patch
+ * equivalent, so it needs the current value: pass the array the diff applies to.
+ * Truncation becomes one `remove` per block, last first.
+ * @example
+ * ```ts
+ * import { toJsonPatch } from 'tagstream'
+ * toJsonPatch({ op: 'complete', index: 2 }) // [ { op: 'replace', path: '/2/partial', value: false } ]
+ * ```
+ */
+export function toJsonPatch(diff: BlockDiff, blocks?: readonly unknown[]): JsonPatchOperation[] {
+  switch (diff.op) {
+    case 'add':
+      return [{ op: 'add', path: `/${diff.index}`, value: diff.block }]
+    case 'replace':
+      return [{ op: 'replace', path: `/${diff.index}`, value: diff.block }]
+    case 'complete':
+      return [{ op: 'replace', path: `/${diff.index}/partial`, value: false }]
+    case 'set':
+      return [{ op: 'add', path: pointer(diff.index, diff.path), value: diff.value }]
+    case 'truncate': {
+      const ops: JsonPatchOperation[] = []
+      const len = blocks?.length
+      if (len === undefined) throw new TagstreamError('ERR_INVALID_DIFF', 'toJsonPatch: a truncate diff needs the current block array')
+      for (let i = len - 1; i >= diff.length; i--) ops.push({ op: 'remove', path: `/${i}` })
+      return ops
+    }
+    case 'append': {
+      const block = blocks?.[diff.index] as Record<string, unknown> | undefined
+      if (block === undefined) throw new TagstreamError('ERR_INVALID_DIFF', `toJsonPatch: no block ${diff.index} for an append diff (pass the current block array)`)
+      const current = diff.path.startsWith('params.')
+        ? (block['params'] as Record<string, string>)[diff.path.slice(7)]
+        : (block[diff.path] as string)
+      return [{ op: 'replace', path: pointer(diff.index, diff.path), value: String(current) + diff.text }]
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * BlockParser: a Transform from text chunks to block diffs (SPEC 6).
+ * @module
+ */
+import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
+import type { Block, Diagnostic } from '../types.js'
+import { DiffSession, type StreamParseOptions, type Step } from './session.js'
+
+/**
+ * Options of {@link BlockParser}: the parse and stream-parse options, plus the usual stream
+ * options that make sense here.
+ * @example
+ * ```ts
+ * const opts: BlockParserOptions = { profile: 'robust', diagnosticRecords: true, highWaterMark: 64 }
+ * ```
+ */
+export interface BlockParserOptions extends StreamParseOptions {
+  /** Readable-side buffer, in diff records (default 16). */
+  highWaterMark?: number
+  /** Writable-side buffer, in chunks (default 16). */
+  writableHighWaterMark?: number
+  /** Destroys the stream with an AbortError when aborted. */
+  signal?: AbortSignal
+}
+
+/**
+ * A Transform stream: text chunks (`string`, `Buffer`, `Uint8Array`; UTF-8) in, block diffs
+ * out in object mode. After every chunk, applying the diffs emitted so far to `[]` gives exactly
+ * `parseAssistantMessage(text so far)`; no diff is emitted for a chunk that changes nothing.
+ * At the end, every still-partial block gets a `complete` diff (unless `completeOnEnd: false`).
+ *
+ * Errors (`ERR_INVALID_CHUNK`, `ERR_MESSAGE_TOO_LARGE`) destroy the stream; nothing throws out
+ * of `write()`, and `blocks` / `text` keep what was parsed before the error.
+ *
+ * Events: `diagnostic` (a {@link Diagnostic}) with the `diagnostics` option.
+ * @example
+ * ```ts
+ * import { pipeline } from 'node:stream/promises'
+ * import { Readable, Writable } from 'node:stream'
+ * import { BlockParser } from 'tagstream'
+ *
+ * const parser = new BlockParser()
+ * await pipeline(
+ *   Readable.from(['Hi <read_fi', 'le><path>a.ts</path></read_file>']),
+ *   parser,
+ *   new Writable({ objectMode: true, write(diff, _enc, cb) { console.log(diff); cb() } }),
+ * )
+ * parser.blocks // [ {type:'text', content:'Hi', ...}, {type:'tool_use', name:'read_file', ...} ]
+ * ```
+ */
+export class BlockParser extends Transform {
+  private readonly session: DiffSession
+
+  /** @param options - see {@link BlockParserOptions} */
+  constructor(options: BlockParserOptions = {}) {
+    const session = new DiffSession(options)
+    const streamOptions: TransformOptions = {
+      writableObjectMode: true,
+      readableObjectMode: true,
+      decodeStrings: false,
+    }
+    if (options.highWaterMark !== undefined) streamOptions.readableHighWaterMark = options.highWaterMark
+    if (options.writableHighWaterMark !== undefined) streamOptions.writableHighWaterMark = options.writableHighWaterMark
+    if (options.signal !== undefined) streamOptions.signal = options.signal
+    super(streamOptions)
+    this.session = session
+  }
+
+  /** The current snapshot: what the diffs emitted so far add up to. */
+  get blocks(): Block[] {
+    return this.session.blocks
+  }
+
+  /** The text received so far (decoded). */
+  get text(): string {
+    return this.session.text
+  }
+
+  /** Diagnostics reported so far (with the `diagnostics` option). */
+  get diagnostics(): Diagnostic[] {
+    return this.session.diagnostics
+  }
+
+  private send(step: Step): void {
+    for (const d of step.diagnostics) this.emit('diagnostic', d)
+    for (const r of step.records) this.push(r)
+  }
+
+  /** @internal */
+  override _transform(chunk: unknown, _encoding: BufferEncoding, callback: TransformCallback): void {
+    let step: Step
+    try {
+      step = this.session.push(chunk)
+    } catch (err) {
+      callback(err as Error)
+      return
+    }
+    this.send(step)
+    callback()
+  }
+
+  /** @internal */
+  override _flush(callback: TransformCallback): void {
+    let step: Step
+    try {
+      step = this.session.end()
+    } catch (err) {
+      callback(err as Error)
+      return
+    }
+    this.send(step)
+    callback()
+  }
+}
+
+/**
+ * Factory for {@link BlockParser}, in the style of stream-json's components.
+ * @example
+ * ```ts
+ * import { pipeline } from 'node:stream/promises'
+ * import { createReadStream } from 'node:fs'
+ * import { createBlockParser } from 'tagstream'
+ * await pipeline(createReadStream('reply.txt'), createBlockParser({ profile: 'robust' }), async function* (diffs) {
+ *   for await (const d of diffs) console.log(JSON.stringify(d))
+ * })
+ * ```
+ */
+export function createBlockParser(options: BlockParserOptions = {}): BlockParser {
+  return new BlockParser(options)
+}

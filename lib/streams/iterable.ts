@@ -1,0 +1,48 @@
+/**
+ * The BlockParser without Node streams: async iterables and WHATWG streams.
+ * @module
+ */
+import type { Block, DiffRecord } from '../types.js'
+import { DiffSession, type StreamParseOptions } from './session.js'
+
+/**
+ * Parses an (async) iterable of text chunks, yielding the same records a {@link BlockParser}
+ * would emit (diffs, or snapshots with `emit: 'snapshots'`). Errors are thrown from the iteration.
+ * @example
+ * ```ts
+ * import { parseStream } from 'tagstream'
+ * for await (const diff of parseStream(['Hello <read_file><path>a', '</path></read_file>'])) {
+ *   console.log(diff)
+ * }
+ * ```
+ */
+export async function* parseStream(
+  source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: StreamParseOptions = {},
+): AsyncGenerator<DiffRecord | Block[], void, undefined> {
+  const session = new DiffSession(options)
+  for await (const chunk of source) yield* session.push(chunk).records
+  yield* session.end().records
+}
+
+/**
+ * A WHATWG `TransformStream` doing the BlockParser's job, for runtimes built on web streams.
+ * @example
+ * ```ts
+ * import { createWebBlockParser } from 'tagstream'
+ * const res = await fetch(url)
+ * const diffs = res.body!.pipeThrough(createWebBlockParser())
+ * for await (const d of diffs) console.log(d)
+ * ```
+ */
+export function createWebBlockParser(options: StreamParseOptions = {}): TransformStream<string | Uint8Array, DiffRecord | Block[]> {
+  const session = new DiffSession(options)
+  return new TransformStream({
+    transform(chunk, controller) {
+      for (const r of session.push(chunk).records) controller.enqueue(r)
+    },
+    flush(controller) {
+      for (const r of session.end().records) controller.enqueue(r)
+    },
+  })
+}
