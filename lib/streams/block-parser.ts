@@ -4,6 +4,7 @@
  */
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
 import type { Block, Diagnostic } from '../types.js'
+import { TagstreamError } from '../errors.js'
 import { DiffSession, type StreamParseOptions, type Step } from './session.js'
 
 /**
@@ -79,6 +80,18 @@ export class BlockParser extends Transform {
   /** Diagnostics reported so far (with the `diagnostics` option). */
   get diagnostics(): Diagnostic[] {
     return this.session.diagnostics
+  }
+
+  /**
+   * Node's Writable throws synchronously on a `null` chunk; a parser must not throw from
+   * `write()`, so that case fails the stream like any other bad chunk.
+   */
+  override write(chunk: unknown, encoding?: BufferEncoding | ((error: Error | null | undefined) => void), cb?: (error: Error | null | undefined) => void): boolean {
+    if (chunk === null) {
+      this.destroy(new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${this.session.byteCount} is null; expected a string, Buffer or Uint8Array`, { offset: this.session.byteCount }))
+      return false
+    }
+    return super.write(chunk, encoding as BufferEncoding, cb)
   }
 
   private send(step: Step): void {

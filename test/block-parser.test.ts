@@ -1,0 +1,222 @@
+// BlockParser: the streaming laws (SPEC 5, 6) and the stream contract.
+import t from 'tap'
+import fc from 'fast-check'
+import { Readable, Writable, PassThrough } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import {
+  BlockParser, createBlockParser, parseAssistantMessage, parseStream, createWebBlockParser, applyDiff,
+  type Block, type BlockDiff, type BlockParserOptions, type DiffRecord,
+} from '../lib/index.js'
+import { soup, chunksOf, fixedChunks, counter } from './helpers/arb.js'
+
+/** Feeds chunks one by one, collecting the records each chunk produced. */
+function drive(chunks: (string | Uint8Array)[], opts: BlockParserOptions = {}, end = true): { perChunk: DiffRecord[][]; tail: DiffRecord[]; parser: BlockParser } {
+  const parser = new BlockParser({ highWaterMark: 1 << 20, idGenerator: counter(), ...opts })
+  const perChunk: DiffRecord[][] = []
+  const take = (): DiffRecord[] => {
+    const out: DiffRecord[] = []
+    let r: DiffRecord | null
+    while ((r = parser.read() as DiffRecord | null) !== null) out.push(r)
+    return out
+  }
+  for (const c of chunks) {
+    parser.write(c)
+    perChunk.push(take())
+  }
+  let tail: DiffRecord[] = []
+  if (end) {
+    parser.end()
+    tail = take()
+  }
+  return { perChunk, tail, parser }
+}
+
+const apply = (blocks: Block[], recs: DiffRecord[]): Block[] => recs.reduce((b, d) => applyDiff(b, d as BlockDiff), blocks)
+const json = (x: unknown): string => JSON.stringify(x)
+
+const chunked = soup.chain((s) => fc.array(fc.nat(s.length), { maxLength: 12 }).map((cuts) => [s, chunksOf(s, cuts)] as const))
+
+for (const reparse of ['resume', 'full'] as const) {
+  t.test(`${reparse}: after every chunk the diffs so far add up to parse(prefix)`, async (t) => {
+    fc.assert(fc.property(chunked, ([s, chunks]) => {
+      const { perChunk, tail, parser } = drive(chunks, { reparse })
+      let blocks: Block[] = []
+      let prefix = ''
+      chunks.forEach((c, i) => {
+        prefix += c
+        blocks = apply(blocks, perChunk[i]!)
+        const expected = parseAssistantMessage(prefix, { idGenerator: counter() })
+        if (json(blocks) !== json(expected)) throw new Error(`after chunk ${i} of ${json(chunks)}: ${json(blocks)} != ${json(expected)}`)
+        if (perChunk[i]!.length > 0 && i > 0 && json(apply(blocks, [])) === json(apply(apply([], perChunk.slice(0, i).flat()), []))) {
+          throw new Error('a chunk that changed nothing emitted diffs')
+        }
+      })
+      blocks = apply(blocks, tail)
+      const final = parseAssistantMessage(s, { idGenerator: counter(), final: true })
+      if (json(blocks) !== json(final)) throw new Error(`at end: ${json(blocks)} != ${json(final)}`)
+      if (json(parser.blocks) !== json(final)) throw new Error('parser.blocks differs from the applied diffs')
+      if (parser.text !== s) throw new Error('parser.text differs from the input')
+    }), { numRuns: 600 })
+    t.pass('held on 600 chunked soups')
+  })
+}
+
+t.test('resume and full give identical diff streams (1-, 3-, 7-byte and random chunkings)', async (t) => {
+  const chunkings = soup.chain((s) => fc.oneof(
+    fc.constantFrom(1, 3, 7).map((n) => fixedChunks(s, n)),
+    fc.array(fc.nat(s.length), { maxLength: 12 }).map((cuts) => chunksOf(s, cuts)),
+  ))
+  fc.assert(fc.property(chunkings, (chunks) => {
+    const a = drive(chunks, { reparse: 'resume' })
+    const b = drive(chunks, { reparse: 'full' })
+    if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`differ on ${json(chunks)}`)
+  }), { numRuns: 600 })
+  t.pass('identical')
+})
+
+t.test('robust options keep the laws too', async (t) => {
+  fc.assert(fc.property(chunked, ([s, chunks]) => {
+    const opts = { profile: 'robust', diagnostics: false } as const
+    const { perChunk, tail } = drive(chunks, opts)
+    const full = drive(chunks, { ...opts, reparse: 'full' })
+    let blocks: Block[] = []
+    let prefix = ''
+    chunks.forEach((c, i) => {
+      prefix += c
+      blocks = apply(blocks, perChunk[i]!)
+      const expected = parseAssistantMessage(prefix, { ...opts, idGenerator: counter() })
+      if (json(blocks) !== json(expected)) throw new Error(`after chunk ${i} of ${json(chunks)}: ${json(blocks)} != ${json(expected)}`)
+    })
+    blocks = apply(blocks, tail)
+    const final = parseAssistantMessage(s, { ...opts, idGenerator: counter(), final: true })
+    if (json(blocks) !== json(final)) throw new Error(`at end: ${json(blocks)} != ${json(final)}`)
+    if (json(full.perChunk) !== json(perChunk)) throw new Error('robust: resume and full differ')
+  }), { numRuns: 600 })
+  t.pass('held')
+})
+
+t.test('growth is sent as appends: total diff size is O(text)', async (t) => {
+  const body = 'const x = a < b && c > d;\n'.repeat(4000) // ~100 KB with many '<'
+  const msg = `Writing it.\n<write_to_file>\n<path>src/big.ts</path>\n<content>\n${body}</content>\n</write_to_file>\nDone, ${'more prose '.repeat(2000)}`
+  for (const size of [1, 16]) {
+    const { perChunk, tail } = drive(fixedChunks(msg, size))
+    const total = [...perChunk.flat(), ...tail].reduce((n, d) => n + json(d).length, 0)
+    const appends = perChunk.flat().filter((d) => d.op === 'append').length
+    t.ok(total < msg.length * (size === 1 ? 80 : 8), `${size}-byte chunks: ${total} bytes of diffs for ${msg.length} of text`)
+    t.ok(appends > msg.length / size / 2, 'most chunks are sent as appends')
+  }
+})
+
+t.test('UTF-8: characters split across chunks, invalid bytes become U+FFFD', async (t) => {
+  const s = 'héllo 😀 <read_file><path>ü/😀.ts</path></read_file> fin'
+  const bytes = Buffer.from(s, 'utf8')
+  const singles = Array.from(bytes, (b) => Uint8Array.of(b))
+  const { tail, parser } = drive(singles)
+  t.same(parser.blocks, parseAssistantMessage(s, { idGenerator: counter(), final: true }))
+  t.ok(tail.length > 0)
+  const bad = drive([Buffer.from([0x61, 0xff, 0x62]), Buffer.from([0xe2, 0x82])])
+  t.equal(bad.parser.text, 'a\uFFFDb\uFFFD', 'invalid and unfinished sequences become U+FFFD, no error')
+  const mixed = drive([Buffer.from([0xf0, 0x9f]), '!'])
+  t.equal(mixed.parser.text, '\uFFFD!', 'a string after unfinished bytes flushes them as U+FFFD')
+})
+
+t.test('maxBytes: ERR_MESSAGE_TOO_LARGE, blocks so far kept, pipeline rejects', async (t) => {
+  const parser = createBlockParser({ maxBytes: 50 })
+  const sink = new Writable({ objectMode: true, write(_d, _e, cb) { cb() } })
+  const source = Readable.from(['Hello <read_file><path>a</path></read_file>', ' and much more text here'], { objectMode: true })
+  await t.rejects(pipeline(source, parser, sink), { code: 'ERR_MESSAGE_TOO_LARGE', message: /maxBytes \(50\)/ })
+  t.same(parser.blocks.map((b) => b.type), ['text', 'tool_use'])
+  t.equal(parser.text, 'Hello <read_file><path>a</path></read_file>')
+})
+
+t.test('a chunk of another type: ERR_INVALID_CHUNK through error, never thrown from write()', async (t) => {
+  for (const bad of [42, null, { text: 'x' }, [1, 2]]) {
+    const parser = new BlockParser()
+    parser.write('ok ')
+    const err = new Promise((resolve) => parser.once('error', resolve))
+    t.doesNotThrow(() => parser.write(bad as unknown as string))
+    t.match(await err, { code: 'ERR_INVALID_CHUNK', message: /BlockParser: chunk at byte 3/ })
+    t.equal(parser.text, 'ok ')
+  }
+})
+
+t.test('completeOnEnd', async (t) => {
+  const on = drive(['Hi <read_file><path>a'])
+  t.same(on.tail, [{ op: 'complete', index: 1 }])
+  const off = drive(['Hi <read_file><path>a'], { completeOnEnd: false })
+  t.same(off.tail, [])
+  t.equal(off.parser.blocks[1]!.partial, true)
+  const text = drive(['Hello'])
+  t.same(text.tail, [{ op: 'complete', index: 0 }])
+})
+
+t.test('emit: snapshots gives the whole array after each change', async (t) => {
+  const { perChunk, tail } = drive(['Hi ', ' ', '<read_file><path>a', '</path>'], { emit: 'snapshots' })
+  t.equal(perChunk[1]!.length, 0, 'nothing for a chunk that changes nothing')
+  t.same(perChunk[2]![0], parseAssistantMessage('Hi  <read_file><path>a', { idGenerator: counter() }))
+  t.equal((tail[0] as unknown as Block[]).every((b) => !b.partial), true)
+})
+
+t.test('backpressure: a full readable side stops the parser pulling input', async (t) => {
+  let produced = 0
+  const source = new Readable({
+    highWaterMark: 4,
+    objectMode: true,
+    read() {
+      produced++
+      this.push(produced > 100000 ? null : `word${produced} `)
+    },
+  })
+  const parser = new BlockParser({ highWaterMark: 2, writableHighWaterMark: 2 })
+  const sink = new Writable({ objectMode: true, highWaterMark: 1, write(_d, _e, cb) { setTimeout(cb, 5) } })
+  const done = pipeline(source, parser, sink)
+  await new Promise((r) => setTimeout(r, 100))
+  t.ok(produced < 40, `source produced ${produced} chunks while the sink took ~20`)
+  source.destroy()
+  await done.catch(() => undefined)
+})
+
+t.test('destroy() mid-stream emits close; errors reject pipeline; signal aborts', async (t) => {
+  const parser = new BlockParser()
+  parser.write('Hello <read_file><path>a')
+  const closed = new Promise((r) => parser.once('close', r))
+  parser.destroy()
+  await closed
+  t.equal(parser.destroyed, true)
+  t.equal(parser.blocks.length, 2, 'blocks stay readable after destroy')
+
+  const ac = new AbortController()
+  const p2 = new BlockParser({ signal: ac.signal })
+  const src = new PassThrough()
+  const run = pipeline(src, p2, new Writable({ objectMode: true, write(_d, _e, cb) { cb() } }))
+  src.write('Hi')
+  ac.abort()
+  await t.rejects(run, { name: 'AbortError' })
+})
+
+t.test('parseStream and the web TransformStream give the BlockParser\'s records', async (t) => {
+  const chunks = ['I will ', 'read <read_', 'file><path>a.ts</pa', 'th></read_file> ok']
+  const viaStream = drive(chunks)
+  const expected = [...viaStream.perChunk.flat(), ...viaStream.tail]
+  const viaIter: DiffRecord[] = []
+  for await (const r of parseStream(chunks, { idGenerator: counter() })) viaIter.push(r as DiffRecord)
+  t.same(viaIter, expected)
+  const web = new ReadableStream<string>({ start(c) { for (const x of chunks) c.enqueue(x); c.close() } }).pipeThrough(createWebBlockParser({ idGenerator: counter() }))
+  const viaWeb: DiffRecord[] = []
+  for await (const r of web as unknown as AsyncIterable<DiffRecord>) viaWeb.push(r)
+  t.same(viaWeb, expected)
+  await t.rejects(async () => { for await (const _ of parseStream([1 as unknown as string])) void _ }, { code: 'ERR_INVALID_CHUNK' })
+})
+
+t.test('call ids are stable for the life of the stream', async (t) => {
+  const { perChunk, tail } = drive(fixedChunks('<read_file><path>a</path></read_file><read_file><path>b', 2), { idGenerator: undefined })
+  const ids = new Set<string>()
+  for (const d of [...perChunk.flat(), ...tail]) if ((d.op === 'add' || d.op === 'replace') && d.block.type === 'tool_use') ids.add(d.block.call_id)
+  t.equal(ids.size, 2, 'one id per tool, never redrawn')
+})
+
+t.test('bad options give ERR_INVALID_OPTION', async (t) => {
+  t.throws(() => new BlockParser({ reparse: 'sometimes' as 'full' }), { code: 'ERR_INVALID_OPTION' })
+  t.throws(() => new BlockParser({ emit: 'all' as 'diffs' }), { code: 'ERR_INVALID_OPTION' })
+  t.throws(() => new BlockParser({ maxBytes: -1 }), { code: 'ERR_INVALID_OPTION' })
+})
