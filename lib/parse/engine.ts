@@ -13,10 +13,17 @@
 import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
 import { Field } from './field.js'
+import { decodeEntities } from './entities.js'
 
 const enum Mode { Text, Tool, Param, Reasoning }
 
 const LT = 60 // '<'
+const NL = 10 // '\n'
+const SPACE = 32
+const BACKTICK = 96
+/** An inline code span whose closing run does not come within this many characters is literal. */
+const MAX_SPAN = 4096
+const TEXT_STOPS = /[<`\n]/gu
 const GT = 62 // '>'
 /** Extra room for white space inside brackets with `lenientTags`. */
 const LENIENT_SLACK = 16
@@ -51,6 +58,62 @@ interface ToolState {
   params: Record<string, string>
   /** Raw text of the tool's body so far, kept only for tools with greedy params. */
   body: string | null
+  /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
+  views: GreedyView[]
+}
+
+/**
+ * `greedyWhileStreaming`: a greedy param's value while its tool is open is all text after the
+ * first opening tag, holding back only what may turn out to be the end (a last closing tag
+ * followed by white space and the start of the tool's closing tag, or a cut closing tag), so
+ * every streamed value is a prefix of the final one.
+ */
+class GreedyView {
+  readonly field: Field
+  private readonly open: string
+  private readonly close: string
+  private started = false
+  private scan = ''
+  private tail = ''
+
+  constructor(readonly name: string, private readonly toolClose: string, decode: boolean) {
+    this.open = '<' + name + '>'
+    this.close = '</' + name + '>'
+    this.field = new Field(decode)
+  }
+
+  get active(): boolean {
+    return this.started
+  }
+
+  /** The rendering after `field.core`: held back (null), or released with `extra` raw text. */
+  ext(extra: string | null): string {
+    return this.field.ext(extra === null ? '' : this.tail + extra)
+  }
+
+  push(piece: string): void {
+    if (!this.started) {
+      const s = this.scan + piece
+      const i = s.indexOf(this.open)
+      if (i < 0) {
+        this.scan = s.slice(-(this.open.length - 1))
+        return
+      }
+      this.started = true
+      this.scan = ''
+      piece = s.slice(i + this.open.length)
+    }
+    const s = this.tail.length > 0 ? this.tail + piece : piece
+    let hold = s.length
+    const c = s.lastIndexOf(this.close)
+    if (c >= 0 && this.toolClose.startsWith(s.slice(c + this.close.length).trimStart())) hold = c
+    if (hold === s.length) {
+      const l = s.lastIndexOf('<')
+      if (l >= 0 && s.length - l < this.close.length && this.close.startsWith(s.slice(l))) hold = l
+    }
+    this.field.push(s.slice(0, hold))
+    this.tail = s.slice(hold)
+  }
 }
 
 /** Tag names of one mode, with every prefix of every tag for "could this still become a tag?". */
@@ -80,6 +143,15 @@ export class Engine {
   private reasoningTag = ''
   private reasoning: Field | null = null
   private ended = false
+  // codeFences state (text mode): see scanFenced
+  private bol = true
+  private fence = 0
+  private lineText = false
+  private span = 0
+  private spanAt = 0
+  private heldAt = -1
+  private rescan = 0
+  private literalBefore = 0
   /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
   private dropAt = -1
   private dropSample = ''
@@ -115,7 +187,7 @@ export class Engine {
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
-          const r = this.scanText(w, p, base)
+          const r = this.o.codeFences ? this.scanFenced(w, p, base) : this.scanText(w, p, base)
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
           p = r
           bodyFrom = p
@@ -130,7 +202,7 @@ export class Engine {
         case Mode.Param: {
           const r = this.scanClose(w, p, this.paramName, this.param!)
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
-          this.tool!.params[this.paramName] = this.param!.core
+          this.tool!.params[this.paramName] = this.param!.value
           this.param = null
           this.mode = Mode.Tool
           p = r
@@ -139,11 +211,11 @@ export class Engine {
         case Mode.Reasoning: {
           const r = this.scanClose(w, p, this.reasoningTag, this.reasoning!)
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
-          const content = this.reasoning!.core
+          const content = this.reasoning!.value
           if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
           this.reasoning = null
-          this.text = new Field()
           this.mode = Mode.Text
+          this.bol = false
           p = r
           bodyFrom = p
           break
@@ -155,7 +227,7 @@ export class Engine {
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
   private keep(w: string, base: number, cut: number, bodyFrom: number): void {
-    if (this.tool !== null && this.tool.body !== null && cut > bodyFrom) this.tool.body += w.slice(bodyFrom, cut)
+    if (this.tool !== null && this.tool.body !== null && cut > bodyFrom) this.addBody(w.slice(bodyFrom, cut))
     this.carry = cut < w.length ? w.slice(cut) : ''
     this.pos = base + cut
   }
@@ -211,23 +283,147 @@ export class Engine {
         continue
       }
       const name = this.innerName(w.slice(s + 1, e), false)
-      if (name !== null && this.tools.has(name)) {
+      if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
         this.text.push(w.slice(p, s))
-        this.closeText()
-        this.openTool(name)
-        return e + 1
-      }
-      if (name !== null && this.reasoningTags.has(name)) {
-        this.text.push(w.slice(p, s))
-        this.closeText()
-        this.mode = Mode.Reasoning
-        this.reasoningTag = name
-        this.reasoning = new Field()
+        this.openTag(name)
         return e + 1
       }
       if (this.o.diagnostics && name !== null) this.checkUnknown(name, base + s)
       from = e + 1
     }
+  }
+
+  /**
+   * Text mode with `codeFences`: tags inside a fenced block or an inline code span are text.
+   * Fences open and close at line starts (up to three spaces, then three or more backticks).
+   * A backtick run opens a span that the next run of the same length on the same line closes.
+   * While a span is open, a tool tag in it is held back (kept in `carry`, shown as text) until
+   * the span closes (the tag was text) or the line ends first (the backtick was literal: scan
+   * again from the tag, which now opens its tool). Every decision depends only on offsets in
+   * the text, never on where chunks were cut.
+   */
+  private scanFenced(w: string, p: number, base: number): number {
+    const n = w.length
+    let i = Math.max(p, this.rescan - base)
+    this.rescan = 0
+    const cut = (at: number): number => {
+      if (this.heldAt >= 0) {
+        this.rescan = base + at
+        at = this.heldAt - base
+      }
+      this.text.push(w.slice(p, at))
+      return ~at
+    }
+    while (i < n) {
+      if (this.bol) {
+        let j = i
+        while (j < n && j - i < 3 && w.charCodeAt(j) === SPACE) j++
+        let k = j
+        while (k < n && w.charCodeAt(k) === BACKTICK) k++
+        const run = k - j
+        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) return cut(i)
+        this.bol = false
+        if (this.fence > 0 || run >= 3) {
+          this.fence = this.fence > 0 ? (run >= this.fence ? 0 : this.fence) : run
+          this.lineText = true
+          i = k
+          continue
+        }
+      }
+      if (this.fence > 0 || this.lineText) {
+        const nl = w.indexOf('\n', i)
+        if (nl < 0) return cut(n)
+        this.lineText = false
+        this.bol = true
+        i = nl + 1
+        continue
+      }
+      TEXT_STOPS.lastIndex = i
+      const m = TEXT_STOPS.exec(w)
+      const q = m === null ? n : m.index
+      if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
+        if (base + n <= this.spanAt + MAX_SPAN) return cut(n)
+        i = this.literal(this.spanAt + MAX_SPAN) - base
+        continue
+      }
+      if (m === null) return cut(n)
+      const c = w.charCodeAt(q)
+      if (c === NL) {
+        if (this.span > 0) {
+          const held = this.heldAt
+          this.literal(base + q)
+          if (held >= 0) {
+            i = held - base
+            continue
+          }
+        }
+        this.bol = true
+        i = q + 1
+        continue
+      }
+      if (c === BACKTICK) {
+        let k = q
+        while (k < n && w.charCodeAt(k) === BACKTICK) k++
+        if (k === n && !this.ended) return cut(q)
+        if (base + q >= this.literalBefore) {
+          if (this.span === 0) {
+            this.span = k - q
+            this.spanAt = base + q
+          } else if (k - q === this.span) {
+            this.span = 0
+            this.heldAt = -1
+          }
+        }
+        i = k
+        continue
+      }
+      // '<'
+      if (this.heldAt >= 0) {
+        i = q + 1
+        continue
+      }
+      const e = this.tagEnd(w, q, this.textTags)
+      if (e === PARTIAL) return cut(q)
+      if (e === NONE) {
+        i = q + 1
+        continue
+      }
+      const name = this.innerName(w.slice(q + 1, e), false)
+      if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
+        if (this.span > 0) {
+          this.heldAt = base + q
+          i = e + 1
+          continue
+        }
+        this.text.push(w.slice(p, q))
+        this.openTag(name)
+        return e + 1
+      }
+      if (this.o.diagnostics && name !== null && this.span === 0) this.checkUnknown(name, base + q)
+      i = e + 1
+    }
+    return cut(n)
+  }
+
+  /** The open span's backticks were literal (its line ended, or it ran too long). */
+  private literal(at: number): number {
+    const held = this.heldAt
+    this.span = 0
+    this.heldAt = -1
+    this.literalBefore = at
+    return held >= 0 ? held : at
+  }
+
+  /** Opens a tool or reasoning block after the text before it was closed. */
+  private openTag(name: string): void {
+    this.closeText()
+    if (this.tools.has(name)) {
+      this.openTool(name)
+      return
+    }
+    this.mode = Mode.Reasoning
+    this.reasoningTag = name
+    this.reasoning = new Field()
   }
 
   /** Tool mode: param openings and the tool's closing tag; everything else is dropped. */
@@ -253,12 +449,12 @@ export class Engine {
         this.flushIgnored(this.diagnostics)
         this.mode = Mode.Param
         this.paramName = name
-        this.param = new Field()
+        this.param = new Field(this.o.decodeEntities)
         return e + 1
       }
       if (name === '/' + tool.name) {
         this.flushIgnored(this.diagnostics)
-        if (tool.body !== null) tool.body += w.slice(bodyFrom, s)
+        if (tool.body !== null) tool.body += w.slice(bodyFrom, s)  // final value comes from applyGreedy
         this.closeTool()
         return e + 1
       }
@@ -323,27 +519,39 @@ export class Engine {
   }
 
   private closeText(): void {
-    const content = this.text.core
+    const content = this.text.value
     if (content.length > 0) this.done.push({ type: 'text', content, partial: false })
     this.text = new Field()
   }
 
   private openTool(name: string): void {
+    const greedy = this.greedy[name]
     this.tool = {
       name,
       call_id: this.o.idGenerator(),
       params: {},
-      body: this.greedy[name] !== undefined ? '' : null,
+      body: greedy !== undefined ? '' : null,
+      views: greedy !== undefined && this.o.greedyWhileStreaming
+        ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
+        : [],
     }
     this.mode = Mode.Tool
   }
 
+  /** Adds raw text to the body of a tool with greedy params. */
+  private addBody(piece: string): void {
+    const tool = this.tool!
+    tool.body += piece
+    for (const v of tool.views) v.push(piece)
+  }
+
   private closeTool(): void {
     const tool = this.tool!
-    if (tool.body !== null) applyGreedy(tool.params, tool.body, this.greedy[tool.name]!)
+    if (tool.body !== null) applyGreedy(tool.params, tool.body, this.greedy[tool.name]!, this.o.decodeEntities)
     this.done.push(toolBlock(tool, tool.params, false))
     this.tool = null
     this.mode = Mode.Text
+    this.bol = false
   }
 
   /**
@@ -441,21 +649,31 @@ export class Engine {
         if (reasoning.length === 0) return null
         return { block: { type: 'reasoning', reasoning, partial: !final }, field: { path: 'reasoning', field: f, ext, delta } }
       }
-      case Mode.Tool: {
-        const tool = this.tool!
-        return { block: toolBlock(tool, { ...tool.params }, !final, final && this.o.truncation), field: null }
-      }
+      case Mode.Tool:
       case Mode.Param: {
         const tool = this.tool!
-        const f = this.param!
-        const ext = f.ext(hide ? '' : this.carry)
-        const delta = f.take()
         const params = { ...tool.params }
-        params[this.paramName] = f.core + ext
-        return {
-          block: toolBlock(tool, params, !final, final && this.o.truncation),
-          field: { path: 'params.' + this.paramName, field: f, ext, delta },
+        let field: OpenField | null = null
+        for (const v of tool.views) {
+          if (!v.active) continue
+          const inside = this.mode === Mode.Param && this.paramName === v.name
+          // at the end nothing is held back: the value is everything after the opening tag
+          const ext = v.ext(final ? (inside ? this.carry : '') : null)
+          params[v.name] = v.field.core + ext
+          // the greedy view is what grows between params and inside its own param
+          const delta = v.field.take()
+          if (this.mode === Mode.Tool || inside) field = { path: 'params.' + v.name, field: v.field, ext, delta }
         }
+        if (this.mode === Mode.Param) {
+          const f = this.param!
+          const delta = f.take()
+          if (field === null) {
+            const ext = f.ext(hide ? '' : this.carry)
+            params[this.paramName] = f.core + ext
+            field = { path: 'params.' + this.paramName, field: f, ext, delta }
+          }
+        }
+        return { block: toolBlock(tool, params, !final, final && this.o.truncation), field }
       }
     }
   }
@@ -474,13 +692,16 @@ function toolBlock(tool: ToolState, params: Record<string, string>, partial: boo
 }
 
 /** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
-function applyGreedy(params: Record<string, string>, body: string, names: readonly string[]): void {
+function applyGreedy(params: Record<string, string>, body: string, names: readonly string[], decode: boolean): void {
   for (const name of names) {
     const open = '<' + name + '>'
     const start = body.indexOf(open)
     if (start < 0) continue
     const end = body.lastIndexOf('</' + name + '>')
-    if (end > start) params[name] = body.slice(start + open.length, end).trim()
+    if (end > start) {
+      const v = body.slice(start + open.length, end).trim()
+      params[name] = decode ? decodeEntities(v) : v
+    }
   }
 }
 

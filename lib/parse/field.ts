@@ -1,45 +1,65 @@
 /**
  * A growing string value that is kept trimmed as it grows, without ever re-reading what it
- * already holds. The parser feeds raw pieces; `core` is the trimmed value so far (it only ever
- * grows by appending), `ws` is trailing white space that becomes part of the value only if more
- * non-blank text follows. `delta` collects what `core` gained since the last {@link Field.take},
- * which lets the stream send `append` diffs without comparing long strings.
+ * already holds. The parser feeds raw pieces; `core` is the value so far (it only ever grows by
+ * appending), `ws` is trailing white space that becomes part of the value only if more non-blank
+ * text follows. `delta` collects what `core` gained since the last {@link Field.take}, which
+ * lets the stream send `append` diffs without comparing long strings.
+ *
+ * With entity decoding, `core` holds decoded text and `held` a trailing raw fragment that the
+ * next piece may complete into an entity (`&am`).
  * @internal
  * @module
  */
+import { decodeEntities, partialEntityStart } from './entities.js'
 
 export class Field {
   core = ''
-  ws = ''
+  private ws = ''
+  private held = ''
+  private started = false
   private delta = ''
+
+  constructor(private readonly decode = false) {}
 
   /** Adds raw text. Leading white space of the whole value is dropped, trailing is deferred. */
   push(piece: string): void {
     if (piece.length === 0) return
-    if (this.core.length === 0) {
+    if (!this.started) {
       piece = piece.trimStart()
       if (piece.length === 0) return
+      this.started = true
     }
     const body = piece.trimEnd()
     if (body.length === 0) {
       this.ws += piece
       return
     }
-    const add = this.ws.length > 0 ? this.ws + body : body
+    let add = this.ws.length > 0 ? this.ws + body : body
+    this.ws = body.length === piece.length ? '' : piece.slice(body.length)
+    if (this.decode) {
+      if (this.held.length > 0) add = this.held + add
+      const cut = this.ws.length > 0 ? add.length : partialEntityStart(add)
+      this.held = add.slice(cut)
+      add = decodeEntities(add.slice(0, cut))
+    }
     this.core += add
     this.delta += add
-    this.ws = body.length === piece.length ? '' : piece.slice(body.length)
   }
 
   /**
-   * The trimmed value of `core + ws + tail`, returned as the part that goes after `core`
-   * (so the full value is `core + ext(tail)`). Used for text that is not yet resolved.
+   * The value of `raw so far + tail`, trimmed and decoded, returned as the part after `core`
+   * (the value is `core + ext(tail)`). Used for text not yet resolved, and for `held`.
    */
   ext(tail: string): string {
-    if (tail.length === 0) return ''
-    const t = tail.trimEnd()
-    if (t.length === 0) return ''
-    return this.core.length === 0 ? t.trimStart() : this.ws + t
+    const t = tail.length > 0 ? tail.trimEnd() : ''
+    if (t.length === 0) return this.held
+    if (!this.started) return t.trimStart()
+    return this.held + this.ws + t
+  }
+
+  /** The value when no more text will come. */
+  get value(): string {
+    return this.core + this.held
   }
 
   /** What `core` gained since the previous call. */
