@@ -20,3 +20,15 @@ export { type StreamParseOptions } from './streams/session.js'
 export { BlockParser, createBlockParser, type BlockParserOptions } from './streams/block-parser.js'
 export { parseStream, createWebBlockParser } from './streams/iterable.js'
 export { cleanDisplayText } from './present/clean.js'
+export {
+  SYNTHETIC_INTERVAL_MS, type ReplayEvent, type ReplayMessageEvent, type ReplayChunkEvent, type ReplayEndEvent,
+  type LogReadOptions, type LogSource,
+} from './replay/events.js'
+export { readChunkLog } from './replay/chunk-log.js'
+export { readClineHistory } from './replay/cline-history.js'
+export { openAIChunks, openAIText, readOpenAISse, type ModelChunk } from './replay/openai.js'
+export { anthropicChunks, anthropicText, readAnthropicSse } from './replay/anthropic.js'
+export { readLog, detectLogFormat, LOG_FORMATS, type LogFormat, type ReadLogOptions } from './replay/detect.js'
+export { replayDiffs, counterIds, type ReplayDiffOptions } from './replay/diffs.js'
+export { pace, replayTurns, type PaceOptions, type ReplayTurn } from './replay/pace.js'
+export { createReplayStream, type ReplayStreamOptions } from './replay/stream.js'

@@ -23,6 +23,9 @@ const SPACE = 32
 const BACKTICK = 96
 /** An inline code span whose closing run does not come within this many characters is literal. */
 const MAX_SPAN = 4096
+/** Longest unknown tag name that diagnostics wait for. */
+const UNKNOWN_MAX = 48
+const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
 const TEXT_STOPS = /[<`\n]/gu
 const GT = 62 // '>'
 /** Extra room for white space inside brackets with `lenientTags`. */
@@ -87,8 +90,8 @@ class GreedyView {
   }
 
   /** The rendering after `field.core`: held back (null), or released with `extra` raw text. */
-  ext(extra: string | null): string {
-    return this.field.ext(extra === null ? '' : this.tail + extra)
+  ext(extra: string | null, hideHeld: boolean): string {
+    return extra === null ? this.field.ext('', hideHeld) : this.field.ext(this.tail + extra)
   }
 
   push(piece: string): void {
@@ -238,7 +241,10 @@ export class Engine {
    */
   private tagEnd(w: string, s: number, tags: TagSet): number {
     const n = w.length
-    const max = tags.maxInner + 1 + (this.o.lenientTags ? LENIENT_SLACK : 0)
+    // with diagnostics, text mode also waits for unknown tool-like names to complete, so that
+    // reporting them does not depend on where chunks were cut
+    const unknown = this.o.diagnostics && tags === this.textTags
+    const max = Math.max(tags.maxInner, unknown ? UNKNOWN_MAX : 0) + 1 + (this.o.lenientTags ? LENIENT_SLACK : 0)
     const lim = Math.min(n, s + max + 1)
     for (let j = s + 1; j < lim; j++) {
       const c = w.charCodeAt(j)
@@ -247,7 +253,7 @@ export class Engine {
     }
     if (lim === n && !this.ended) {
       const inner = this.innerName(w.slice(s + 1), true)
-      if (inner !== null && tags.prefixes.has(inner)) return PARTIAL
+      if (inner !== null && (tags.prefixes.has(inner) || (unknown && NAME_SO_FAR.test(inner)))) return PARTIAL
     }
     return NONE
   }
@@ -658,7 +664,7 @@ export class Engine {
           if (!v.active) continue
           const inside = this.mode === Mode.Param && this.paramName === v.name
           // at the end nothing is held back: the value is everything after the opening tag
-          const ext = v.ext(final ? (inside ? this.carry : '') : null)
+          const ext = v.ext(final ? (inside ? this.carry : '') : null, hide)
           params[v.name] = v.field.core + ext
           // the greedy view is what grows between params and inside its own param
           const delta = v.field.take()
@@ -668,7 +674,7 @@ export class Engine {
           const f = this.param!
           const delta = f.take()
           if (field === null) {
-            const ext = f.ext(hide ? '' : this.carry)
+            const ext = hide ? f.ext('', true) : f.ext(this.carry)
             params[this.paramName] = f.core + ext
             field = { path: 'params.' + this.paramName, field: f, ext, delta }
           }

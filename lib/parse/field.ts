@@ -50,11 +50,12 @@ export class Field {
    * The value of `raw so far + tail`, trimmed and decoded, returned as the part after `core`
    * (the value is `core + ext(tail)`). Used for text not yet resolved, and for `held`.
    */
-  ext(tail: string): string {
+  ext(tail: string, hideHeld = false): string {
+    const held = hideHeld ? '' : this.held
     const t = tail.length > 0 ? tail.trimEnd() : ''
-    if (t.length === 0) return this.held
+    if (t.length === 0) return held
     if (!this.started) return t.trimStart()
-    return this.held + this.ws + t
+    return held + this.ws + t
   }
 
   /** The value when no more text will come. */

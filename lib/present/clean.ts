@@ -41,13 +41,8 @@ const FENCE_OPENER = /```[a-zA-Z0-9_-]+$/
  */
 export function cleanDisplayText(content: string, partial: boolean): string {
   let text = content
-  if (text.length > 0) {
-    // cheap check first: most text has none of the tags
-    if (text.includes('<')) {
-      for (const re of STRIP) text = text.replace(re, '')
-      text = cutPartialTag(text)
-    }
-  }
+  // cheap check first: most text has no `<` at all
+  if (text.includes('<')) text = cutPartialTag(stripTags(text))
   if (!partial && text.includes('```')) {
     const trimmed = text.trimEnd()
     const m = FENCE_OPENER.exec(trimmed)
@@ -59,10 +54,100 @@ export function cleanDisplayText(content: string, partial: boolean): string {
 /** Cuts a tag that is still being written at the end of the text (no `>` after the last `<`). */
 function cutPartialTag(text: string): string {
   const lt = text.lastIndexOf('<')
-  if (lt === -1) return text
-  const tail = text.slice(lt)
-  if (tail.includes('>')) return text
-  const name = (tail.startsWith('</') ? tail.slice(2) : tail.slice(1)).trim()
-  if (tail === '<' || tail === '</' || TAG_NAME.test(name)) return text.slice(0, lt).trim()
+  if (lt === -1 || !isPartialTag(text.slice(lt))) return text
+  return text.slice(0, lt).trim()
+}
+
+/** `tail` starts with the last `<` of the text: is it a tag still being written? */
+function isPartialTag(tail: string): boolean {
+  if (tail.includes('>')) return false
+  if (tail === '<' || tail === '</') return true
+  return TAG_NAME.test((tail.startsWith('</') ? tail.slice(2) : tail.slice(1)).trim())
+}
+
+function stripTags(text: string): string {
+  if (!text.includes('<')) return text
+  for (const re of STRIP) text = text.replace(re, '')
   return text
+}
+
+/**
+ * A "barrier": a character no stripped tag, its white space, or a partial tag name can contain
+ * (not white space, not a letter or `_`, not `<`, `>`, `/`). Cleaning never removes one, and no
+ * rule looks across one, so the text up to a barrier can be cleaned once and for all.
+ */
+function isBarrier(c: number): boolean {
+  if (c < 128) return BARRIER_ASCII[c] === 1
+  return !(c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029
+    || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff)
+}
+
+const BARRIER_ASCII = new Uint8Array(128)
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c)
+  BARRIER_ASCII[c] = /[\sA-Za-z_<>/]/.test(ch) ? 0 : 1
+}
+
+/**
+ * Display text of a partial text block that grows by appends, in time proportional to the new
+ * text: re-cleaning the whole block on every update is quadratic on long blocks (and flattens the
+ * string ropes that appends build). The output equals `cleanDisplayText(content, true)` after
+ * every update; the complete block is cleaned once with `cleanDisplayText`.
+ *
+ * Everything up to the last barrier character (see `isBarrier`) is cleaned once and kept; only
+ * the tail after it is cleaned again on each update.
+ * @internal
+ */
+export class TextCleaner {
+  private prefix = ''
+  private prefixTrimmed = ''
+  private tail = ''
+  private scanned = 0
+  /** How many times the kept prefix grew; with `tailOut`, identifies the display text. */
+  commits = 0
+  /** The cleaned tail of the last `display()`. */
+  tailOut = ''
+
+  /** Starts over with `content` (a new block, or a change that is not an append). */
+  reset(content: string): void {
+    this.prefix = ''
+    this.prefixTrimmed = ''
+    this.tail = content
+    this.scanned = 0
+    this.commits++
+  }
+
+  /** The block grew by `text`. */
+  append(text: string): void {
+    this.tail += text
+  }
+
+  /** Same as `cleanDisplayText(content, true)` for the content so far. */
+  display(): string {
+    const tail = this.tail
+    let j = -1
+    for (let k = tail.length - 1; k >= this.scanned; k--) {
+      if (isBarrier(tail.charCodeAt(k))) {
+        j = k
+        break
+      }
+    }
+    if (j >= 0) {
+      const kept = stripTags(tail.slice(0, j + 1))
+      if (this.prefix.length === 0) this.prefixTrimmed = kept.trimStart()
+      else this.prefixTrimmed += kept
+      this.prefix += kept
+      this.tail = tail.slice(j + 1)
+      this.commits++
+    }
+    this.scanned = this.tail.length
+    const ts = stripTags(this.tail)
+    this.tailOut = ts
+    const lt = ts.lastIndexOf('<')
+    // a `<` in the prefix is followed by the prefix's last barrier, so it is never a partial tag
+    if (lt === -1 || !isPartialTag(ts.slice(lt))) return this.prefix + ts
+    const head = ts.slice(0, lt)
+    // (prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
+    return this.prefix.length === 0 ? head.trim() : this.prefixTrimmed + head.trimEnd()
+  }
 }

@@ -1,0 +1,103 @@
+/**
+ * Chunk logs (SPEC 8): JSONL, one `{"t": ms, "text": "…"}` per line, optionally
+ * `{"meta": {…}}` first. Read line by line with stream-json's JSONL parser, so memory holds one
+ * line, never the file.
+ * @module
+ */
+import { Readable, Transform, pipeline } from 'node:stream'
+import jsonl from 'stream-json/jsonl/parser.js'
+import { Reporter, describe, isObject, type LogReadOptions, type ReplayEvent } from './events.js'
+import type { LogSource } from './events.js'
+
+/** A line JSON.parse rejected; stands in for it so line numbers stay exact. */
+class BadLine {
+  constructor(readonly error: Error, readonly input: string) {}
+}
+
+/**
+ * stream-json's line splitter drops empty lines without a trace, which would shift every later
+ * line number. Putting a space before each newline costs one native replace per chunk, keeps
+ * every value intact (JSON allows trailing white space) and turns an empty line into a blank
+ * one, which fails to parse and so is counted through `errorIndicator`.
+ */
+function markEmptyLines(): Transform {
+  const decoder = new TextDecoder('utf-8')
+  return new Transform({
+    readableObjectMode: true, // strings, handed on as they are (no second UTF-8 round trip)
+    decodeStrings: false,
+    transform(chunk: string | Buffer, _enc, cb) {
+      const s = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
+      cb(null, s.length > 0 ? s.replaceAll('\n', ' \n') : undefined)
+    },
+    flush(cb) {
+      const rest = decoder.decode()
+      cb(null, rest.length > 0 ? rest : undefined)
+    },
+  })
+}
+
+/**
+ * Reads a chunk log, yielding one turn per message: a log without `meta` lines is one turn;
+ * each `meta` line starts a new turn (so `cat a.jsonl b.jsonl` replays as two). Besides
+ * `{t, text}`, a line may be `{t, reasoning}` for a provider's reasoning stream. Empty or blank
+ * lines are ignored; unknown extra keys too (room for later versions).
+ *
+ * A line that is not JSON, or not one of those shapes, fails the read with an `ERR_BAD_LOG`
+ * error naming the file and line (or is skipped with a warning, `onError: 'skip'`).
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { readChunkLog } from 'tagstream'
+ * for await (const e of readChunkLog(createReadStream('log.jsonl'), { file: 'log.jsonl' })) console.log(e)
+ * ```
+ */
+export async function* readChunkLog(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  const report = new Reporter(options)
+  const marker = markEmptyLines()
+  const parser = jsonl.asStream({
+    writableObjectMode: true,
+    errorIndicator: (error: Error, input: string) => new BadLine(error, input),
+  })
+  const lines = pipeline(Readable.from(source, { objectMode: true }), marker, parser, () => {})
+  let turn = 0
+  let open: string | null = null
+  for await (const item of lines as AsyncIterable<{ key: number; value: unknown }>) {
+    const line = item.key + 1
+    const v = item.value
+    if (v instanceof BadLine) {
+      if (v.input.trim() === '') continue
+      report.bad(`line ${line}`, `not JSON (${v.error.message})`, { line })
+      continue
+    }
+    if (!isObject(v)) {
+      report.bad(`line ${line}`, `expected an object {"t", "text"} or {"meta"}, got ${describe(v)}`, { line })
+      continue
+    }
+    if ('meta' in v) {
+      if (!isObject(v.meta)) {
+        report.bad(`line ${line}`, `"meta" must be an object, got ${describe(v.meta)}`, { line })
+        continue
+      }
+      if (open !== null) yield { type: 'end', id: open }
+      open = `turn-${++turn}`
+      yield { type: 'message', id: open, meta: v.meta }
+      continue
+    }
+    const t = v.t
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) {
+      report.bad(`line ${line}`, `"t" must be a number of milliseconds >= 0, got ${describe(t)}`, { line })
+      continue
+    }
+    const kind = typeof v.text === 'string' ? 'text' : typeof v.reasoning === 'string' ? 'reasoning' : null
+    if (kind === null) {
+      report.bad(`line ${line}`, 'expected a string "text" (or "reasoning")', { line })
+      continue
+    }
+    if (open === null) {
+      open = `turn-${++turn}`
+      yield { type: 'message', id: open }
+    }
+    yield { type: 'chunk', kind, text: v[kind] as string, t }
+  }
+  if (open !== null) yield { type: 'end', id: open }
+}

@@ -1,0 +1,90 @@
+/**
+ * Format detection and the one entry point that reads any supported log.
+ * @module
+ */
+import { TagstreamError } from '../errors.js'
+import { readAnthropicSse } from './anthropic.js'
+import { readChunkLog } from './chunk-log.js'
+import { readClineHistory } from './cline-history.js'
+import type { LogReadOptions, ReplayEvent } from './events.js'
+import { readOpenAISse } from './openai.js'
+import { peek } from './source.js'
+import type { LogSource } from './events.js'
+
+/**
+ * The log formats of SPEC 8: `chunklog` (JSONL `{t, text}` lines, what `tagstream record`
+ * writes), `cline` (a Cline `api_conversation_history.json`), `openai` and `anthropic` (SSE
+ * captures of their streaming APIs).
+ */
+export type LogFormat = 'chunklog' | 'cline' | 'openai' | 'anthropic'
+
+/** Every {@link LogFormat}, for option parsing. */
+export const LOG_FORMATS: readonly LogFormat[] = Object.freeze(['chunklog', 'cline', 'openai', 'anthropic'])
+
+/**
+ * Guesses a log's format from its first bytes: a JSON array is a Cline history, a JSON object
+ * line a chunk log, SSE fields (`data:`, `event:`, `:` comments) an SSE capture, Anthropic's if
+ * it names Anthropic event types, OpenAI's if it has `choices`. `undefined` when none fits
+ * (plain text, or SSE of another API).
+ * @example
+ * ```ts
+ * detectLogFormat('[{"role":"user","content":"hi"}]') // 'cline'
+ * detectLogFormat('data: {"choices":[{"delta":{"content":"Hi"}}]}\n\n') // 'openai'
+ * ```
+ */
+export function detectLogFormat(head: string): LogFormat | undefined {
+  const s = head.replace(/^\uFEFF/u, '').trimStart()
+  if (s.startsWith('[')) return 'cline'
+  if (s.startsWith('{')) return 'chunklog'
+  if (/^(?:data|event|id|retry)?:/u.test(s)) {
+    if (/"type"\s*:\s*"(?:message_start|content_block_\w+|message_delta|ping)"|^event:\s*(?:message_start|content_block_\w+|ping)/mu.test(s)) return 'anthropic'
+    if (/"choices"\s*:|chat\.completion/u.test(s)) return 'openai'
+  }
+  return undefined
+}
+
+/**
+ * Options of {@link readLog}.
+ * @example
+ * ```ts
+ * const opts: ReadLogOptions = { file: 'x.sse', format: 'anthropic', onError: 'skip' }
+ * ```
+ */
+export interface ReadLogOptions extends LogReadOptions {
+  /** The format; detected from the first bytes when absent. */
+  format?: LogFormat
+}
+
+/**
+ * Reads a log of any supported format, detected from its first bytes unless `format` is given,
+ * yielding its assistant turns as {@link ReplayEvent}s. A log whose format cannot be told fails
+ * with `ERR_BAD_LOG`.
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { readLog } from 'tagstream'
+ * for await (const e of readLog(createReadStream('log.jsonl'), { file: 'log.jsonl' })) console.log(e)
+ * ```
+ */
+export async function* readLog(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  let format = options.format
+  let input: LogSource = source
+  if (format === undefined) {
+    const p = await peek(source)
+    input = p.source
+    format = detectLogFormat(p.head)
+    if (format === undefined) {
+      await p.close()
+      const file = options.file ?? '<input>'
+      throw new TagstreamError('ERR_BAD_LOG', `${file}: line 1: not a log tagstream knows (chunk log, Cline history, OpenAI or Anthropic SSE capture); name the format explicitly`, { file, line: 1 })
+    }
+  } else if (!LOG_FORMATS.includes(format)) {
+    throw new TagstreamError('ERR_INVALID_OPTION', `unknown log format ${JSON.stringify(format)} (${LOG_FORMATS.join(', ')})`, { option: 'format' })
+  }
+  switch (format) {
+    case 'chunklog': yield* readChunkLog(input, options); break
+    case 'cline': yield* readClineHistory(input, options); break
+    case 'openai': yield* readOpenAISse(input, options); break
+    case 'anthropic': yield* readAnthropicSse(input, options); break
+  }
+}

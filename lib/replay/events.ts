@@ -1,0 +1,149 @@
+/**
+ * What log readers produce: a flat stream of replay events, one assistant turn after another.
+ * Flat rather than nested so a reader never holds more than the chunk at hand, and so the
+ * stream composes with `pipeline` like any other object stream.
+ * @module
+ */
+import { TagstreamError } from '../errors.js'
+
+/**
+ * An assistant turn begins. Every chunk until the matching {@link ReplayEndEvent} belongs to it.
+ * @example
+ * ```ts
+ * const e: ReplayMessageEvent = { type: 'message', id: 'turn-1', meta: { index: 1 } }
+ * ```
+ */
+export interface ReplayMessageEvent {
+  /** Discriminant. */
+  type: 'message'
+  /** Deterministic id: `turn-<n>`, n counting assistant turns of the log from 1. */
+  id: string
+  /** What the log says about the turn (a chunk log's `meta` line, an SSE stream's model, …). */
+  meta?: Record<string, unknown>
+}
+
+/**
+ * A piece of the model's output with its time. `reasoning` chunks come from a provider's own
+ * reasoning stream (Anthropic `thinking_delta`, a history's `thinking` part), not from tags.
+ * @example
+ * ```ts
+ * const e: ReplayChunkEvent = { type: 'chunk', kind: 'text', text: '<read_file>', t: 120 }
+ * ```
+ */
+export interface ReplayChunkEvent {
+  /** Discriminant. */
+  type: 'chunk'
+  /** `text` goes to the tag parser; `reasoning` becomes a reasoning block. */
+  kind: 'text' | 'reasoning'
+  /** The chunk, decoded. */
+  text: string
+  /**
+   * Milliseconds since the turn began: recorded for chunk logs, synthetic
+   * ({@link SYNTHETIC_INTERVAL_MS} per chunk) for formats that carry no timings.
+   */
+  t: number
+}
+
+/**
+ * The assistant turn `id` has no more chunks.
+ * @example
+ * ```ts
+ * const e: ReplayEndEvent = { type: 'end', id: 'turn-1' }
+ * ```
+ */
+export interface ReplayEndEvent {
+  /** Discriminant. */
+  type: 'end'
+  /** The id of the matching {@link ReplayMessageEvent}. */
+  id: string
+}
+
+/**
+ * What the readers accept: a Node Readable (a file stream, stdin), or any (async) iterable of
+ * text or bytes. Bytes are UTF-8.
+ */
+export type LogSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>
+
+/** Anything a log reader yields: turns framed by `message` / `end`, chunks between. */
+export type ReplayEvent = ReplayMessageEvent | ReplayChunkEvent | ReplayEndEvent
+
+/**
+ * Options shared by every log reader.
+ * @example
+ * ```ts
+ * const opts: LogReadOptions = { file: 'history.json', onError: 'skip', onWarning: (e) => console.error(e.message) }
+ * ```
+ */
+export interface LogReadOptions {
+  /** Name used in error messages (default `<input>`). */
+  file?: string
+  /**
+   * `fail` (default): a malformed line or event ends the read with an `ERR_BAD_LOG` error.
+   * `skip`: it is reported to `onWarning` and the read goes on. Errors that leave no way to
+   * resynchronise (invalid JSON syntax in a JSON document) are fatal either way.
+   */
+  onError?: 'fail' | 'skip'
+  /**
+   * Receives each skipped problem (an `ERR_BAD_LOG` error). Default: `process.emitWarning`, so
+   * nothing is ever dropped silently.
+   */
+  onWarning?: (warning: TagstreamError) => void
+}
+
+/**
+ * Pace of formats without timings (Cline histories, SSE captures): one chunk per this many
+ * milliseconds, about the speed of a fast model, so `--speed 1` looks like a live stream.
+ */
+export const SYNTHETIC_INTERVAL_MS = 30
+
+/** Resolved reader options and the reporting helpers every reader uses. @internal */
+export class Reporter {
+  readonly file: string
+  private readonly skip: boolean
+  private readonly warn: (w: TagstreamError) => void
+
+  constructor(o: LogReadOptions = {}) {
+    const onError = o.onError ?? 'fail'
+    if (onError !== 'fail' && onError !== 'skip') {
+      throw new TagstreamError('ERR_INVALID_OPTION', `option onError must be 'fail' or 'skip', got ${JSON.stringify(onError)}`, { option: 'onError' })
+    }
+    this.file = o.file ?? '<input>'
+    this.skip = onError === 'skip'
+    this.warn = o.onWarning ?? ((w) => process.emitWarning(w.message, { code: w.code }))
+  }
+
+  /** An `ERR_BAD_LOG` error for `where` (e.g. `line 3`, `event 7`). */
+  error(where: string, what: string, details: Record<string, unknown> = {}): TagstreamError {
+    return new TagstreamError('ERR_BAD_LOG', `${this.file}: ${where}: ${what}`, { file: this.file, ...details })
+  }
+
+  /** A malformed but skippable item: throws in `fail` mode, warns in `skip` mode. */
+  bad(where: string, what: string, details: Record<string, unknown> = {}): void {
+    const err = this.error(where, what, details)
+    if (!this.skip) throw err
+    this.warn(new TagstreamError('ERR_BAD_LOG', `${err.message} (skipped)`, err.details))
+  }
+}
+
+/**
+ * Splits a whole text into token-sized pieces (a word with its leading white space, long words
+ * cut at 16 characters), so text stored whole (a history) still replays as a stream. The cut is
+ * a pure function of the text: replays stay deterministic.
+ * @internal
+ */
+export function splitIntoChunks(text: string): string[] {
+  return text.match(/\s*\S{1,16}|\s+/gu) ?? []
+}
+
+/** A short, safe description of a value for error messages. @internal */
+export function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'string') return `a string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`
+}
+
+/** Whether `v` is a plain JSON object. @internal */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}

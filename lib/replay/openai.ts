@@ -1,0 +1,131 @@
+/**
+ * OpenAI chat-completions streams: the official SDK's chunk objects, or an SSE capture of the
+ * same (`data: {"choices":[{"delta":{"content":…}}]}` … `data: [DONE]`).
+ * @module
+ */
+import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type ReplayEvent } from './events.js'
+import { eventJson, sseEvents } from './sse.js'
+import type { LogSource } from './events.js'
+
+/**
+ * A piece of model output from an SDK stream: `text` for the tag parser, `reasoning` for a
+ * provider's separate reasoning stream.
+ * @example
+ * ```ts
+ * const c: ModelChunk = { kind: 'text', text: '<read_file>' }
+ * ```
+ */
+export interface ModelChunk {
+  /** `text` goes to the tag parser; `reasoning` becomes a reasoning block in a replay. */
+  kind: 'text' | 'reasoning'
+  /** The delta's text. */
+  text: string
+}
+
+/**
+ * The chunks in one chat-completion chunk object. Only choice 0 is read (with `n > 1` the other
+ * choices are other answers, not parts of this one). `delta.content` is text;
+ * `delta.reasoning_content` / `delta.reasoning` (sent by DeepSeek-style and OpenRouter-style
+ * servers) is reasoning. Native `tool_calls` deltas are not text and are not replayed.
+ * @internal
+ */
+export function openAIDeltas(chunk: unknown): ModelChunk[] {
+  if (!isObject(chunk) || !Array.isArray(chunk.choices)) return []
+  const out: ModelChunk[] = []
+  for (const c of chunk.choices as unknown[]) {
+    if (!isObject(c) || (c.index !== undefined && c.index !== 0) || !isObject(c.delta)) continue
+    const d = c.delta
+    const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : d.reasoning
+    if (typeof reasoning === 'string' && reasoning.length > 0) out.push({ kind: 'reasoning', text: reasoning })
+    if (typeof d.content === 'string' && d.content.length > 0) out.push({ kind: 'text', text: d.content })
+  }
+  return out
+}
+
+/**
+ * Adapts the official `openai` SDK's chat-completions stream (`client.chat.completions.create({
+ * stream: true, … })`, or any async iterable of its chunk objects) to typed chunks.
+ * @example
+ * ```ts
+ * import OpenAI from 'openai'
+ * import { openAIChunks } from 'tagstream'
+ * const stream = await new OpenAI().chat.completions.create({ model, messages, stream: true })
+ * for await (const c of openAIChunks(stream)) console.log(c.kind, c.text)
+ * ```
+ */
+export async function* openAIChunks(stream: AsyncIterable<unknown>): AsyncGenerator<ModelChunk, void, undefined> {
+  for await (const chunk of stream) yield* openAIDeltas(chunk)
+}
+
+/**
+ * The text of an OpenAI SDK stream, ready for the BlockParser (reasoning is left out: it is not
+ * part of the tagged text).
+ * @example
+ * ```ts
+ * import { Readable } from 'node:stream'
+ * import { pipeline } from 'node:stream/promises'
+ * import { openAIText, createBlockParser } from 'tagstream'
+ * const stream = await client.chat.completions.create({ model, messages, stream: true })
+ * await pipeline(Readable.from(openAIText(stream)), createBlockParser(), presenter)
+ * ```
+ */
+export async function* openAIText(stream: AsyncIterable<unknown>): AsyncGenerator<string, void, undefined> {
+  for await (const c of openAIChunks(stream)) if (c.kind === 'text') yield c.text
+}
+
+/**
+ * Reads an SSE capture of OpenAI chat-completions streams. Each completion is a turn: it ends
+ * at `data: [DONE]` (or where the chunk `id` changes, or at the end of the capture), so
+ * several captures concatenated replay as several turns. A capture has no timings: chunks are
+ * spaced {@link SYNTHETIC_INTERVAL_MS} apart. A payload that is not JSON, an `error` payload,
+ * or a line outside the SSE grammar fails the read with `ERR_BAD_LOG` naming the event number
+ * (or is skipped with a warning, `onError: 'skip'`).
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { readOpenAISse } from 'tagstream'
+ * for await (const e of readOpenAISse(createReadStream('openai.sse'), { file: 'openai.sse' })) console.log(e)
+ * ```
+ */
+export async function* readOpenAISse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  const report = new Reporter(options)
+  let turn = 0
+  let open: string | null = null
+  let completionId: unknown
+  let t = 0
+  for await (const e of sseEvents(source, report)) {
+    if (e.data.trim() === '[DONE]') {
+      if (open !== null) yield { type: 'end', id: open }
+      open = null
+      continue
+    }
+    const chunk = eventJson(e, report)
+    if (chunk === undefined) continue
+    if (!isObject(chunk) || (!Array.isArray(chunk.choices) && !isObject(chunk.error))) {
+      report.bad(`event ${e.n}`, 'expected a chat.completion.chunk object with "choices"', { event: e.n })
+      continue
+    }
+    if (isObject(chunk.error)) {
+      report.bad(`event ${e.n}`, `the stream reported an error: ${String(chunk.error.message ?? JSON.stringify(chunk.error))}`, { event: e.n })
+      continue
+    }
+    if (open !== null && chunk.id !== undefined && completionId !== undefined && chunk.id !== completionId) {
+      yield { type: 'end', id: open }
+      open = null
+    }
+    if (open === null) {
+      open = `turn-${++turn}`
+      completionId = chunk.id
+      t = 0
+      const meta: Record<string, unknown> = {}
+      if (typeof chunk.id === 'string') meta.id = chunk.id
+      if (typeof chunk.model === 'string') meta.model = chunk.model
+      yield { type: 'message', id: open, meta }
+    }
+    for (const c of openAIDeltas(chunk)) {
+      yield { type: 'chunk', kind: c.kind, text: c.text, t }
+      t += SYNTHETIC_INTERVAL_MS
+    }
+  }
+  if (open !== null) yield { type: 'end', id: open }
+}

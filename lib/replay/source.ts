@@ -1,0 +1,63 @@
+/**
+ * Input plumbing shared by the readers: byte or string sources, decoding, peeking.
+ * @internal
+ * @module
+ */
+
+import type { LogSource } from './events.js'
+
+/** Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal */
+export async function* decodeText(source: LogSource): AsyncGenerator<string, void, undefined> {
+  const decoder = new TextDecoder('utf-8')
+  for await (const chunk of source) {
+    const s = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
+    if (s.length > 0) yield s
+  }
+  const rest = decoder.decode()
+  if (rest.length > 0) yield rest
+}
+
+/**
+ * Reads the first `bytes` of a source (or all of it, if shorter) without losing them: returns
+ * the head as text and a source that yields the whole input again, head included, or `close` to
+ * release the source when it will not be read.
+ * @internal
+ */
+export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+  const it = (Symbol.asyncIterator in source
+    ? (source as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]()
+    : (source as Iterable<string | Uint8Array>)[Symbol.iterator]()) as AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array>
+  const seen: (string | Uint8Array)[] = []
+  let size = 0
+  let done = false
+  while (size < bytes) {
+    const r = await it.next()
+    if (r.done === true) {
+      done = true
+      break
+    }
+    seen.push(r.value)
+    size += typeof r.value === 'string' ? r.value.length : r.value.byteLength
+  }
+  const decoder = new TextDecoder('utf-8')
+  const head = seen.map((c) => (typeof c === 'string' ? c : decoder.decode(c, { stream: true }))).join('')
+  async function* again(): AsyncGenerator<string | Uint8Array, void, undefined> {
+    yield* seen
+    seen.length = 0
+    if (done) return
+    try {
+      for (;;) {
+        const r = await it.next()
+        if (r.done === true) return
+        yield r.value
+      }
+    } finally {
+      // an early stop of the consumer must reach the underlying source (a file stream's fd)
+      await it.return?.()
+    }
+  }
+  const close = async (): Promise<void> => {
+    await it.return?.()
+  }
+  return { head, source: again(), close }
+}

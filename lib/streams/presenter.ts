@@ -1,0 +1,795 @@
+/**
+ * Presenter: a Writable that consumes block diffs, shows text and runs tool calls one at a time
+ * (SPEC 7). The write callback fires only once a diff has been presented, so a tool waiting for a
+ * person's approval holds back the whole pipeline.
+ * @module
+ */
+import { Writable } from 'node:stream'
+import type { Block, BlockDiff, DiffRecord, ToolUseBlock } from '../types.js'
+import { TagstreamError } from '../errors.js'
+import { clineDialect, type Dialect } from '../dialect.js'
+import { diffBlocks } from '../diff/diff.js'
+import { cleanDisplayText, TextCleaner } from '../present/clean.js'
+import { applyInPlace, copyBlock } from '../present/snapshot.js'
+
+/**
+ * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
+ * is the block's whole display text so far, not a delta.
+ * @example
+ * ```ts
+ * const m: SayMessage = { type: 'text', content: 'I will read the file', partial: true }
+ * ```
+ */
+export interface SayMessage {
+  /** Which kind of block this shows. */
+  type: 'text' | 'reasoning'
+  /** The whole display text of the block (cleaned, for text blocks with `cleanText`). */
+  content: string
+  /** `true` while the block may still grow; the last update of a block has `false`. */
+  partial: boolean
+}
+
+/**
+ * What an executor returns: the tool's output for the model, and whether the person refused it.
+ * @example
+ * ```ts
+ * const denied: ToolOutcome = { content: 'The user denied this operation.', rejected: true }
+ * ```
+ */
+export interface ToolOutcome {
+  /** The tool's result, as the model should read it. */
+  content: string
+  /** The person refused the call: later tools are skipped and later text is not shown. */
+  rejected?: boolean
+}
+
+/**
+ * Second argument of `executeTool`.
+ * @example
+ * ```ts
+ * const exec = async (block: ToolUseBlock, { signal }: ToolContext) => (await fetch(block.params.url!, { signal })).text()
+ * ```
+ */
+export interface ToolContext {
+  /**
+   * Aborted when the presentation is aborted (the `signal` option) or the presenter is destroyed
+   * while the tool runs; a long tool should stop then.
+   */
+  signal: AbortSignal
+}
+
+/**
+ * Status of a tool result:
+ * - `ok`: the executor returned;
+ * - `error`: it threw, the call was cut off, or the checkpoint failed;
+ * - `rejected`: the executor returned `rejected: true`;
+ * - `skipped`: not run, because a tool was already used or a previous one was rejected.
+ */
+export type ToolStatus = 'ok' | 'error' | 'rejected' | 'skipped'
+
+/**
+ * One tool call's result, in message order, ready to be sent back to the model.
+ * @example
+ * ```ts
+ * const r: ToolResult = { call_id: 'V1StGXR8', name: 'read_file', content: 'export {}', status: 'ok' }
+ * ```
+ */
+export interface ToolResult {
+  /** The block's `call_id`. */
+  call_id: string
+  /** The tool's name. */
+  name: string
+  /** The executor's output, the error message, or why the tool was not run. */
+  content: string
+  /** See {@link ToolStatus}. */
+  status: ToolStatus
+}
+
+/**
+ * Payload of the `interrupt` event.
+ * @example
+ * ```ts
+ * presenter.on('interrupt', ({ reason, note }) => { assistantText += '\n\n' + note })
+ * ```
+ */
+export interface InterruptInfo {
+  /** `tool-used`: one tool per message (`parallelToolCalls: false`); `rejected`: the person refused a tool. */
+  reason: 'rejected' | 'tool-used'
+  /**
+   * A sentence for the model, to append to the assistant message that was cut short, so that its
+   * next turn knows why its message ended early. See {@link INTERRUPT_NOTES}.
+   */
+  note: string
+}
+
+/**
+ * The `note` of each interrupt reason. Bracketed, like the original's notes, so that it reads as
+ * a remark of the system rather than words of the model when appended to the assistant message.
+ */
+export const INTERRUPT_NOTES: Readonly<Record<InterruptInfo['reason'], string>> = Object.freeze({
+  'tool-used': '[Response interrupted by a tool use result. Only one tool may be used per message, and it should come at the end of the message; the rest of this message was not read.]',
+  rejected: '[Response interrupted: the user rejected a tool call, so the rest of this message was discarded and no later tool was run.]',
+})
+
+/**
+ * Options of {@link Presenter}. Only `executeTool` is required.
+ * @example
+ * ```ts
+ * const opts: PresenterOptions = {
+ *   say: ({ content, partial }) => render(content, partial),
+ *   executeTool: async (block) => ({ content: await run(block) }),
+ *   checkpoint: git.commit('before the model edits'),
+ *   cadenceMs: 50,
+ * }
+ * ```
+ */
+export interface PresenterOptions {
+  /**
+   * Runs one complete tool block and returns its result (a string means `{content}`). Throwing
+   * gives an `error` result with the message; presentation goes on. Never called for a block with
+   * `truncated: true`.
+   */
+  executeTool: (block: ToolUseBlock, context: ToolContext) => ToolOutcome | string | PromiseLike<ToolOutcome | string>
+  /**
+   * Shows a text or reasoning block; called again with the whole updated text each time the block
+   * grows, and a last time with `partial: false`. A returned promise is awaited before the next
+   * diff is taken. A throw or rejection fails the stream: a broken UI should not go on running
+   * tools unseen.
+   */
+  say?: (message: SayMessage) => void | PromiseLike<void>
+  /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
+  onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
+  /**
+   * `false` (default): the first tool run ends the message; later tools get `skipped` results,
+   * later text is not shown, `interrupt` fires. `true`: every tool runs, still one at a time.
+   */
+  parallelToolCalls?: boolean
+  /** Tools that never wait for the `checkpoint`; default: the dialect's `readOnlyTools`. */
+  readOnlyTools?: readonly string[]
+  /** Where the default `readOnlyTools` come from; default {@link clineDialect}. */
+  dialect?: Dialect
+  /**
+   * The first tool that is not read-only waits for this promise (for example, a snapshot of the
+   * workspace being committed) before it runs; read-only tools never wait. If it rejects, tools
+   * that are not read-only get an `error` result instead of running unprotected.
+   */
+  checkpoint?: PromiseLike<unknown>
+  /**
+   * Aborts the presentation: the running tool's signal is aborted (and the tool gets an `error`
+   * result), and the presenter is destroyed with an `AbortError`; `results` keep what was done.
+   */
+  signal?: AbortSignal
+  /** Clean text blocks for display with {@link cleanDisplayText} (default `true`). */
+  cleanText?: boolean
+  /**
+   * Minimum time in ms between two updates (`say` or `onToolPartial`) of the same still-partial
+   * block. Updates in between are merged: the block's latest state is shown when the interval is
+   * over (even if no diff arrives then) or when the block completes, whichever comes first; the
+   * update with `partial: false` is never delayed. It never delays the write callback, so it does
+   * not slow the model's stream. `0` (default): no timer; updates are still merged when diffs
+   * arrive while the presenter is busy (one update per block per batch, see `_writev`).
+   */
+  cadenceMs?: number
+  /** Writable-side buffer in diff records (default 16). */
+  highWaterMark?: number
+}
+
+/**
+ * What the presenter destroys itself with after an `interrupt` when input was still to come, so
+ * that `stream.pipeline` tears the chain down and the source (the model's request) stops. It is an
+ * `AbortError` (`name` `'AbortError'`, `code` `'ABORT_ERR'`): the rest of the stream was aborted
+ * on purpose. Tell it from a user's abort with `instanceof InterruptError`.
+ *
+ * `await pipeline(source, parser, presenter)` therefore:
+ * - resolves when the input ended with no interrupt, or when the interrupt came after the input
+ *   had already all arrived (nothing was left to stop);
+ * - rejects with an `InterruptError` when an interrupt cut the input short. The presentation
+ *   itself succeeded: `ready` has fired and `presenter.results` is final.
+ * @example
+ * ```ts
+ * try {
+ *   await pipeline(source, createBlockParser(), presenter)
+ * } catch (err) {
+ *   if (!(err instanceof InterruptError)) throw err
+ * }
+ * sendToModel(presenter.results)
+ * ```
+ */
+export class InterruptError extends Error {
+  /** Always `'ABORT_ERR'`, as Node's own AbortError. */
+  readonly code = 'ABORT_ERR'
+  /** Why the presenter stopped reading. */
+  readonly reason: InterruptInfo['reason']
+  /** The note for the model, as in the `interrupt` event. */
+  readonly note: string
+
+  /** @param info - the interrupt's reason and note */
+  constructor(info: InterruptInfo) {
+    super(`presentation interrupted (${info.reason}): the rest of the message was not read`)
+    this.name = 'AbortError'
+    this.reason = info.reason
+    this.note = info.note
+  }
+}
+
+/** Node's AbortError shape (it does not export the class). */
+function abortError(cause: unknown): Error {
+  const err = new Error('The operation was aborted', { cause }) as Error & { code: string }
+  err.name = 'AbortError'
+  err.code = 'ABORT_ERR'
+  return err
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message
+  return String(err)
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function'
+}
+
+type Callback = (err?: Error | null) => void
+type Maybe = Promise<void> | undefined
+
+/**
+ * A Writable in object mode that consumes the diffs of a {@link BlockParser} (SPEC 7): it keeps
+ * the block snapshot and walks it with a cursor that only moves past complete blocks, showing
+ * text through `say` and running complete tool calls through `executeTool`, strictly one at a
+ * time and in order. The write callback fires only once a diff has been presented (tools
+ * included), so a tool waiting for approval pauses the pipeline and memory stays bounded by the
+ * streams' highWaterMarks. Diffs that pile up meanwhile are applied together, with one UI update
+ * per block.
+ *
+ * Events:
+ * - `text` ({@link SayMessage}): each update also given to `say`;
+ * - `tool` ({@link ToolUseBlock}): a complete tool block is about to be executed;
+ * - `result` ({@link ToolResult}): a result was recorded (any status);
+ * - `interrupt` ({@link InterruptInfo}): case 3 or 4 of SPEC 7 happened; emitted as soon as the
+ *   tool's result is recorded, whatever follows;
+ * - `ready` (`ToolResult[]`): every block is handled and the results are final: once the input
+ *   ended, or right after an `interrupt`. Comes before `finish` (or before the teardown, see
+ *   {@link InterruptError}).
+ *
+ * Records besides diffs: `{op:'diagnostic'}` is ignored; a `Block[]` snapshot (a parser with
+ * `emit: 'snapshots'`) is diffed against the current one. `{op:'message'}` and `{op:'end'}`
+ * (replays of several messages) end the current message (a block still partial is handled as at
+ * the end of input) and start a fresh one: a new snapshot and cursor, and the one-tool rule
+ * applies per message. In such a stream an interrupt ends only the current message (its later
+ * tools get `skipped` results) and the presenter reads on; `ready` fires at the end of the input.
+ * `results` accumulate over all messages.
+ *
+ * A tool block with `truncated: true`, or one still partial when the input ends, is never run;
+ * it gets an `error` result saying the call was cut off.
+ *
+ * Errors (a diff that does not apply: `ERR_INVALID_DIFF`; a failing `say`/`onToolPartial`; an
+ * abort) destroy the stream; nothing throws out of `write()`.
+ * @example
+ * ```ts
+ * import { pipeline } from 'node:stream/promises'
+ * import { createBlockParser, createPresenter, InterruptError } from 'tagstream'
+ *
+ * const presenter = createPresenter({
+ *   say: ({ content, partial }) => ui.showText(content, partial),
+ *   executeTool: async (block, { signal }) => {
+ *     if (!(await ui.approve(block))) return { content: 'The user denied this operation.', rejected: true }
+ *     return tools[block.name](block.params, signal)
+ *   },
+ * })
+ * try {
+ *   await pipeline(modelStream, createBlockParser(), presenter)
+ * } catch (err) {
+ *   if (!(err instanceof InterruptError)) throw err
+ * }
+ * console.log(presenter.results)
+ * ```
+ */
+export class Presenter extends Writable {
+  private readonly executeTool: PresenterOptions['executeTool']
+  private readonly sayHook: PresenterOptions['say']
+  private readonly onToolPartial: PresenterOptions['onToolPartial']
+  private readonly parallel: boolean
+  private readonly readOnly: ReadonlySet<string>
+  private readonly cleanText: boolean
+  private readonly cadenceMs: number
+  private readonly signal: AbortSignal | undefined
+  private readonly onAbort: (() => void) | undefined
+  /** settles to `undefined` (resolved) or `{ error }`, never rejects */
+  private checkpoint: Promise<{ error: unknown } | undefined> | undefined
+
+  private snap: Block[] = []
+  private index = 0
+  /** message-level state */
+  private marked = false
+  private stopped: InterruptInfo | null = null
+  private skipFrom = 0
+  /** cursor-block display state */
+  private dirty = true
+  private shownAny = false
+  private shownCommits = -1
+  private shownTail = ''
+  private lastUpdateAt = 0
+  private readonly cleaner = new TextCleaner()
+
+  private readonly done: ToolResult[] = []
+  private interruptInfo: InterruptInfo | null = null
+  private tearDown = false
+  private readyEmitted = false
+  private running: { block: ToolUseBlock; controller: AbortController } | null = null
+  private timer: NodeJS.Timeout | undefined
+  private busy = false
+  private readonly waiting: (() => void)[] = []
+
+  /** @param options - see {@link PresenterOptions} */
+  constructor(options: PresenterOptions) {
+    if (options === null || typeof options !== 'object' || typeof options.executeTool !== 'function') {
+      throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option executeTool (a function) is required', { option: 'executeTool' })
+    }
+    const cadenceMs = options.cadenceMs ?? 0
+    if (!(typeof cadenceMs === 'number' && cadenceMs >= 0 && Number.isFinite(cadenceMs))) {
+      throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option cadenceMs must be a finite number >= 0', { option: 'cadenceMs' })
+    }
+    for (const name of ['say', 'onToolPartial'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function') {
+        throw new TagstreamError('ERR_INVALID_OPTION', `Presenter: option ${name} must be a function`, { option: name })
+      }
+    }
+    const readOnly = options.readOnlyTools ?? (options.dialect ?? clineDialect).readOnlyTools
+    if (!Array.isArray(readOnly)) {
+      throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option readOnlyTools must be an array of tool names', { option: 'readOnlyTools' })
+    }
+    if (options.checkpoint !== undefined && !isThenable(options.checkpoint)) {
+      throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option checkpoint must be a promise', { option: 'checkpoint' })
+    }
+    super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 })
+    this.executeTool = options.executeTool
+    this.sayHook = options.say
+    this.onToolPartial = options.onToolPartial
+    this.parallel = options.parallelToolCalls ?? false
+    this.readOnly = new Set(readOnly)
+    this.cleanText = options.cleanText ?? true
+    this.cadenceMs = cadenceMs
+    if (options.checkpoint !== undefined) {
+      // handled now, so a checkpoint that fails before any tool needs it is not an unhandled rejection
+      this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
+    }
+    this.signal = options.signal
+    if (this.signal !== undefined) {
+      const signal = this.signal
+      this.onAbort = () => this.destroy(abortError(signal.reason))
+      if (signal.aborted) process.nextTick(this.onAbort)
+      else signal.addEventListener('abort', this.onAbort, { once: true })
+    }
+  }
+
+  /** Tool results so far, in message order (a copy). Still readable after an error or abort. */
+  get results(): ToolResult[] {
+    return this.done.slice()
+  }
+
+  /** The current message's blocks, as the diffs so far add up to (copies). */
+  get blocks(): Block[] {
+    return this.snap.map((b) => copyBlock(b, null))
+  }
+
+  /** Index of the block being presented: every block before it is complete and handled. */
+  get cursor(): number {
+    return this.index
+  }
+
+  /** The interrupt that happened, if any (the last one, in a stream of several messages). */
+  get interrupted(): InterruptInfo | null {
+    return this.interruptInfo
+  }
+
+  // ---- Writable ----------------------------------------------------------------------------
+
+  /** @internal */
+  override _write(record: unknown, _encoding: BufferEncoding, callback: Callback): void {
+    this.serial(() => this.ingest([record], 0), callback)
+  }
+
+  /**
+   * Diffs buffered while a tool ran or a UI update was awaited arrive here together: they are all
+   * applied first and the UI gets one update per block.
+   * @internal
+   */
+  override _writev(chunks: { chunk: unknown }[], callback: Callback): void {
+    const records = chunks.map((c) => c.chunk)
+    this.serial(() => this.ingest(records, 0), callback)
+  }
+
+  /** @internal */
+  override _final(callback: Callback): void {
+    this.serial(() => this.endInput(), callback)
+  }
+
+  /** @internal */
+  override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
+    const running = this.running
+    if (running !== null) {
+      this.running = null
+      const reason = this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined))
+      this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
+      running.controller.abort(reason)
+    }
+    callback(err)
+  }
+
+  // ---- serialisation -----------------------------------------------------------------------
+
+  /**
+   * Runs `task` when no other presentation is in flight. Writes are already serial; the cadence
+   * timer is the only other source of work. Synchronous tasks stay synchronous, which keeps the
+   * common path (no-op or sync hooks) free of promise overhead.
+   */
+  private serial(task: () => Maybe, done: Callback): void {
+    if (this.busy) {
+      this.waiting.push(() => this.serial(task, done))
+      return
+    }
+    let p: Maybe
+    try {
+      p = task()
+    } catch (err) {
+      this.settle(done, err)
+      return
+    }
+    if (p === undefined) {
+      this.settle(done, undefined)
+      return
+    }
+    this.busy = true
+    p.then(
+      () => { this.busy = false; this.settle(done, undefined) },
+      (err: unknown) => { this.busy = false; this.settle(done, err) },
+    )
+  }
+
+  private settle(done: Callback, err: unknown): void {
+    const next = this.waiting.shift()
+    if (this.destroyed) {
+      // nothing more to report: the stream already failed, and a late callback would only add noise
+    } else if (err !== undefined) {
+      done(err instanceof Error ? err : new Error(String(err)))
+    } else if (this.tearDown) {
+      this.tearDown = false
+      this.destroy(new InterruptError(this.interruptInfo!))
+    } else {
+      done()
+    }
+    if (next !== undefined) next()
+  }
+
+  // ---- records -----------------------------------------------------------------------------
+
+  private ingest(records: readonly unknown[], from: number): Maybe {
+    for (let i = from; i < records.length; i++) {
+      const r = records[i]
+      if (Array.isArray(r)) {
+        if (this.stopped === null || this.marked) for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
+        continue
+      }
+      if (r === null || typeof r !== 'object') {
+        throw new TagstreamError('ERR_INVALID_DIFF', `Presenter: a record must be a diff object, got ${r === null ? 'null' : typeof r}`, { diff: r })
+      }
+      const op = (r as { op?: unknown }).op
+      if (op === 'diagnostic') continue
+      if (op === 'message' || op === 'end') {
+        const p = this.endMessage()
+        if (p !== undefined) {
+          return p.then(() => {
+            this.newMessage(op === 'message')
+            return this.ingest(records, i + 1)
+          })
+        }
+        this.newMessage(op === 'message')
+        continue
+      }
+      this.take(r as BlockDiff)
+    }
+    return this.advance()
+  }
+
+  /** Applies one diff, keeping the cursor block's display state in step. */
+  private take(d: BlockDiff): void {
+    if (this.stopped !== null && !this.marked) return // input after an interrupt is not read
+    const cursor = this.index
+    switch (d.op) {
+      case 'truncate':
+        if (typeof d.length === 'number' && d.length < cursor) this.handled(d, d.length)
+        applyInPlace(this.snap, d)
+        if (d.length <= cursor) this.resetShown()
+        return
+      case 'add':
+        applyInPlace(this.snap, d)
+        if (d.index === cursor) this.resetShown()
+        return
+      case 'complete':
+        if (d.index < cursor && this.snap[d.index]?.partial === false) return // already final: nothing to do
+        if (d.index < cursor) this.handled(d, d.index)
+        applyInPlace(this.snap, d)
+        if (d.index === cursor) this.dirty = true
+        return
+      default:
+        if (typeof d.index === 'number' && d.index < cursor) this.handled(d, d.index)
+        applyInPlace(this.snap, d)
+        if (d.index === cursor) {
+          this.dirty = true
+          const b = this.snap[cursor]!
+          if (b.type === 'text') {
+            if (d.op === 'append' && this.shownAny) this.cleaner.append(d.text)
+            else this.cleaner.reset(b.content)
+          }
+        }
+    }
+  }
+
+  /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
+  private handled(d: unknown, index: number): never {
+    throw new TagstreamError('ERR_INVALID_DIFF', `Presenter: diff ${JSON.stringify(d)} changes block ${index}, which was already presented as complete`, { diff: d })
+  }
+
+  private resetShown(): void {
+    this.dirty = true
+    this.shownAny = false
+    this.shownCommits = -1
+    this.shownTail = ''
+    this.lastUpdateAt = 0
+    const b = this.snap[this.index]
+    if (b !== undefined && b.type === 'text') this.cleaner.reset(b.content)
+  }
+
+  // ---- presentation ------------------------------------------------------------------------
+
+  /** Presents from the cursor as far as the snapshot allows; a promise only if a hook went async. */
+  private advance(): Maybe {
+    for (;;) {
+      if (this.stopped !== null || this.destroyed) return undefined
+      const b = this.snap[this.index]
+      if (b === undefined) return undefined
+      if (b.type === 'tool_use' && !b.partial) return this.runTool(b).then(() => this.advance())
+      const p = this.show(b)
+      if (b.partial) return p
+      if (p !== undefined) return p.then(() => this.next())
+      this.moveOn()
+    }
+  }
+
+  private next(): Maybe {
+    this.moveOn()
+    return this.advance()
+  }
+
+  private moveOn(): void {
+    this.index++
+    this.resetShown()
+  }
+
+  /** One UI update of the cursor block, if it changed since the last one (and cadence allows). */
+  private show(b: Block): Maybe {
+    if (b.type === 'tool_use') {
+      if (!this.dirty || this.onToolPartial === undefined) return undefined
+      if (this.deferred()) return undefined
+      this.dirty = false
+      this.shownAny = true
+      this.lastUpdateAt = Date.now()
+      const r = this.onToolPartial(copyBlock(b, null) as ToolUseBlock)
+      return isThenable(r) ? Promise.resolve(r) : undefined
+    }
+    let content: string
+    if (b.type === 'reasoning') {
+      if (!this.dirty) return undefined
+      content = b.reasoning
+    } else if (!this.cleanText) {
+      if (!this.dirty) return undefined
+      content = b.content
+    } else if (!b.partial) {
+      content = cleanDisplayText(b.content, false)
+    } else {
+      if (!this.dirty) return undefined
+      content = this.cleaner.display()
+      if (this.cleaner.commits === this.shownCommits && this.cleaner.tailOut === this.shownTail) {
+        this.dirty = false
+        return undefined
+      }
+    }
+    if (!this.shownAny && content.length === 0) {
+      // nothing to show yet (a block that so far cleans to nothing)
+      this.dirty = false
+      return undefined
+    }
+    if (b.partial && this.deferred()) return undefined
+    this.dirty = false
+    this.shownAny = true
+    if (b.type === 'text' && b.partial && this.cleanText) {
+      this.shownCommits = this.cleaner.commits
+      this.shownTail = this.cleaner.tailOut
+    }
+    if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
+    return this.say({ type: b.type, content, partial: b.partial })
+  }
+
+  /** With `cadenceMs`: is it too early for another update of this block? Then one is scheduled. */
+  private deferred(): boolean {
+    if (this.cadenceMs === 0 || !this.shownAny) return false
+    const wait = this.lastUpdateAt + this.cadenceMs - Date.now()
+    if (wait <= 0) return false
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined
+        if (this.destroyed) return
+        this.serial(() => this.advance(), (err) => { if (err) this.destroy(err) })
+      }, wait)
+    }
+    return true
+  }
+
+  private say(message: SayMessage): Maybe {
+    this.emit('text', message)
+    if (this.sayHook === undefined) return undefined
+    const r = this.sayHook(message)
+    return isThenable(r) ? Promise.resolve(r) : undefined
+  }
+
+  private async runTool(b: ToolUseBlock): Promise<void> {
+    if (b.truncated === true) {
+      this.record(b, 'error', `Tool [${b.name}] was not executed: the call was cut off (the input ended before its closing tag), so its parameters may be incomplete.`)
+      this.moveOn()
+      return
+    }
+    if (this.checkpoint !== undefined && !this.readOnly.has(b.name)) {
+      const failed = await this.checkpoint
+      if (this.destroyed) return
+      if (failed !== undefined) {
+        this.record(b, 'error', `Tool [${b.name}] was not executed: the checkpoint before it failed (${errorMessage(failed.error)}).`)
+        this.moveOn()
+        return
+      }
+      this.checkpoint = undefined // only the first write waits; later ones find it settled anyway
+    }
+    this.emit('tool', b)
+    const controller = new AbortController()
+    const running = { block: b, controller }
+    this.running = running
+    let status: ToolStatus
+    let content: string
+    try {
+      const out = await this.executeTool(b, { signal: controller.signal })
+      if (typeof out === 'string') {
+        status = 'ok'
+        content = out
+      } else if (out !== null && typeof out === 'object' && typeof out.content === 'string') {
+        status = out.rejected === true ? 'rejected' : 'ok'
+        content = out.content
+      } else {
+        status = 'error'
+        content = `executeTool returned ${out === null ? 'null' : typeof out}; expected a string or { content }`
+      }
+    } catch (err) {
+      status = 'error'
+      content = errorMessage(err)
+    }
+    if (this.running !== running) return // destroyed meanwhile: _destroy recorded the result
+    this.running = null
+    this.record(b, status, content)
+    this.moveOn()
+    if (status === 'rejected') this.interrupt('rejected')
+    else if (!this.parallel) this.interrupt('tool-used')
+  }
+
+  private record(b: ToolUseBlock, status: ToolStatus, content: string): void {
+    const r: ToolResult = { call_id: b.call_id, name: b.name, content, status }
+    this.done.push(r)
+    this.emit('result', r)
+  }
+
+  private interrupt(reason: InterruptInfo['reason']): void {
+    const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
+    this.stopped = info
+    this.interruptInfo = info
+    this.skipRest()
+    this.emit('interrupt', info)
+    if (this.marked) return // a replay of several messages: read on to the next one
+    this.emitReady()
+    // nothing left to stop if the input already ended: then the stream finishes normally
+    if (!this.writableEnded) this.tearDown = true
+  }
+
+  /** `skipped` results for the tools of the stopped message received so far. */
+  private skipRest(): void {
+    const info = this.stopped
+    if (info === null) return
+    const why = info.reason === 'rejected'
+      ? 'a previous tool was rejected'
+      : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
+    const from = Math.max(this.index, this.skipFrom)
+    for (let i = from; i < this.snap.length; i++) {
+      const b = this.snap[i]!
+      if (b.type === 'tool_use') this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
+    }
+    this.skipFrom = this.snap.length
+  }
+
+  private emitReady(): void {
+    if (this.readyEmitted) return
+    this.readyEmitted = true
+    this.emit('ready', this.results)
+  }
+
+  // ---- ends --------------------------------------------------------------------------------
+
+  /**
+   * The current message has no more diffs: present what is left, then deal with a block that
+   * is still partial as the end of input does.
+   */
+  private endMessage(): Maybe {
+    const p = this.advance()
+    if (p !== undefined) return p.then(() => this.finishLeftover())
+    return this.finishLeftover()
+  }
+
+  private finishLeftover(): Maybe {
+    if (this.destroyed) return undefined
+    if (this.stopped !== null) {
+      if (this.marked) this.skipRest()
+      return undefined
+    }
+    const b = this.snap[this.index]
+    if (b === undefined || !b.partial) return undefined
+    if (b.type === 'tool_use') {
+      this.record(b, 'error', `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
+      this.moveOn()
+      return undefined
+    }
+    // text left partial (a parser with completeOnEnd: false): its last update is final
+    b.partial = false
+    this.dirty = true
+    return this.show(b)
+  }
+
+  private newMessage(marked: boolean): void {
+    this.snap = []
+    this.index = 0
+    this.stopped = null
+    this.skipFrom = 0
+    this.marked = marked || this.marked
+    this.resetShown()
+  }
+
+  private endInput(): Maybe {
+    const finish = (): Maybe => {
+      if (this.timer !== undefined) clearTimeout(this.timer)
+      this.timer = undefined
+      if (!this.destroyed) this.emitReady()
+      return undefined
+    }
+    const p = this.endMessage()
+    return p === undefined ? finish() : p.then(finish)
+  }
+}
+
+/**
+ * Factory for {@link Presenter}, in the style of {@link createBlockParser}.
+ * @example
+ * ```ts
+ * import { pipeline } from 'node:stream/promises'
+ * import { Readable } from 'node:stream'
+ * import { createBlockParser, createPresenter } from 'tagstream'
+ *
+ * const presenter = createPresenter({
+ *   say: ({ content, partial }) => { if (!partial) console.log(content) },
+ *   executeTool: (block) => `would run ${block.name} ${JSON.stringify(block.params)}`,
+ * })
+ * await pipeline(Readable.from(['Reading.\n<read_file><path>a.ts</path></read_file>']), createBlockParser(), presenter)
+ * presenter.results // [ { call_id: '…', name: 'read_file', content: 'would run read_file {"path":"a.ts"}', status: 'ok' } ]
+ * ```
+ */
+export function createPresenter(options: PresenterOptions): Presenter {
+  return new Presenter(options)
+}
+
+export type { DiffRecord }
