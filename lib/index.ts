@@ -32,3 +32,7 @@ export { readLog, detectLogFormat, LOG_FORMATS, type LogFormat, type ReadLogOpti
 export { replayDiffs, counterIds, type ReplayDiffOptions } from './replay/diffs.js'
 export { pace, replayTurns, type PaceOptions, type ReplayTurn } from './replay/pace.js'
 export { createReplayStream, type ReplayStreamOptions } from './replay/stream.js'
+export {
+  Presenter, createPresenter, InterruptError, INTERRUPT_NOTES,
+  type PresenterOptions, type SayMessage, type ToolOutcome, type ToolContext, type ToolResult, type ToolStatus, type InterruptInfo,
+} from './streams/presenter.js'

@@ -14,6 +14,7 @@ import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
 import { Field } from './field.js'
 import { decodeEntities } from './entities.js'
+import { Flattener } from './flatten.js'
 
 const enum Mode { Text, Tool, Param, Reasoning }
 
@@ -45,15 +46,8 @@ export interface OpenField {
   field: Field
   /** Rendered value = field.core + ext. */
   ext: string
-  /** What field.core gained since the previous render. */
-  delta: string
 }
 
-/** The open block as rendered now. */
-export interface OpenRender {
-  block: Block
-  field: OpenField | null
-}
 
 interface ToolState {
   name: string
@@ -135,6 +129,8 @@ export class Engine {
   readonly done: Block[] = []
   readonly diagnostics: Diagnostic[] = []
   private mode: Mode = Mode.Text
+  /** Changes whenever the open block changes shape (mode, param, view), so a stream knows when only the open field grew. */
+  shape = 0
   /** Raw text after the last decided position: a tag candidate cut by the end of the input. */
   private carry = ''
   /** Offset in the whole text of the first character of `carry`. */
@@ -155,6 +151,7 @@ export class Engine {
   private heldAt = -1
   private rescan = 0
   private literalBefore = 0
+  private bodyFlat = new Flattener()
   /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
   private dropAt = -1
   private dropSample = ''
@@ -207,7 +204,7 @@ export class Engine {
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
           this.tool!.params[this.paramName] = this.param!.value
           this.param = null
-          this.mode = Mode.Tool
+          this.setMode(Mode.Tool)
           p = r
           break
         }
@@ -217,7 +214,7 @@ export class Engine {
           const content = this.reasoning!.value
           if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
           this.reasoning = null
-          this.mode = Mode.Text
+          this.setMode(Mode.Text)
           this.bol = false
           p = r
           bodyFrom = p
@@ -427,7 +424,7 @@ export class Engine {
       this.openTool(name)
       return
     }
-    this.mode = Mode.Reasoning
+    this.setMode(Mode.Reasoning)
     this.reasoningTag = name
     this.reasoning = new Field()
   }
@@ -453,7 +450,7 @@ export class Engine {
       const name = this.innerName(w.slice(s + 1, e), false)
       if (name !== null && this.params.has(name)) {
         this.flushIgnored(this.diagnostics)
-        this.mode = Mode.Param
+        this.setMode(Mode.Param)
         this.paramName = name
         this.param = new Field(this.o.decodeEntities)
         return e + 1
@@ -532,6 +529,7 @@ export class Engine {
 
   private openTool(name: string): void {
     const greedy = this.greedy[name]
+    this.bodyFlat = new Flattener()
     this.tool = {
       name,
       call_id: this.o.idGenerator(),
@@ -541,14 +539,25 @@ export class Engine {
         ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
         : [],
     }
-    this.mode = Mode.Tool
+    this.setMode(Mode.Tool)
+  }
+
+  private setMode(m: Mode): void {
+    this.mode = m
+    this.shape++
   }
 
   /** Adds raw text to the body of a tool with greedy params. */
   private addBody(piece: string): void {
     const tool = this.tool!
-    tool.body += piece
-    for (const v of tool.views) v.push(piece)
+    tool.body = this.bodyFlat.settle(tool.body + piece)
+    for (const v of tool.views) {
+      if (v.active) v.push(piece)
+      else {
+        v.push(piece)
+        if (v.active) this.shape++
+      }
+    }
   }
 
   private closeTool(): void {
@@ -556,7 +565,7 @@ export class Engine {
     if (tool.body !== null) applyGreedy(tool.params, tool.body, this.greedy[tool.name]!, this.o.decodeEntities)
     this.done.push(toolBlock(tool, tool.params, false))
     this.tool = null
-    this.mode = Mode.Text
+    this.setMode(Mode.Text)
     this.bol = false
   }
 
@@ -629,57 +638,84 @@ export class Engine {
   }
 
   /**
-   * Renders the open block (null when there is none, or it is empty text), as a parse of the
-   * text so far would show it (SPEC 3.6). `final` completes it.
+   * The one string of the open block that grows as text arrives, with its rendering after
+   * `field.core`; null when there is none or when two values grow at once (a param streaming
+   * while a greedy view is open).
    */
-  render(final = false): OpenRender | null {
+  openField(final = false): OpenField | null {
+    const hide = this.o.hidePartialTags && !this.ended
+    switch (this.mode) {
+      case Mode.Text:
+        return { path: 'content', field: this.text, ext: this.text.ext(this.textTail(hide)) }
+      case Mode.Reasoning: {
+        const f = this.reasoning!
+        return { path: 'reasoning', field: f, ext: f.ext(hide ? '' : this.carry) }
+      }
+      case Mode.Tool:
+      case Mode.Param: {
+        const inParam = this.mode === Mode.Param
+        let found: OpenField | null = null
+        for (const v of this.tool!.views) {
+          if (!v.active) continue
+          const inside = inParam && this.paramName === v.name
+          if ((inParam && !inside) || found !== null) return null
+          found = { path: 'params.' + v.name, field: v.field, ext: this.viewExt(v, final, hide) }
+        }
+        if (found !== null || !inParam) return found
+        const f = this.param!
+        return { path: 'params.' + this.paramName, field: f, ext: hide ? f.ext('', true) : f.ext(this.carry) }
+      }
+    }
+  }
+
+  /** What a cut tag at the end of text renders as. */
+  private textTail(hide: boolean): string {
+    const tail = this.carry
+    if (hide && tail.length > 0) {
+      const inner = this.innerName(tail.slice(1), true)
+      if (inner !== null && this.textTags.prefixes.has(inner)) return ''
+    }
+    return tail
+  }
+
+  /** A greedy view's rendering after its core: held back while streaming, released at the end. */
+  private viewExt(v: GreedyView, final: boolean, hide: boolean): string {
+    const inside = this.mode === Mode.Param && this.paramName === v.name
+    return v.ext(final ? (inside ? this.carry : '') : null, hide)
+  }
+
+  /**
+   * Renders the open block (null when there is none, or it is empty text), as a parse of the
+   * text so far would show it (SPEC 3.6). `final` completes it. Pure: rendering twice gives the
+   * same block.
+   */
+  render(final = false): Block | null {
     const hide = this.o.hidePartialTags && !this.ended
     switch (this.mode) {
       case Mode.Text: {
-        let tail = this.carry
-        if (hide && tail.length > 0) {
-          const inner = this.innerName(tail.slice(1), true)
-          if (inner !== null && this.textTags.prefixes.has(inner)) tail = ''
-        }
-        const ext = this.text.ext(tail)
-        const delta = this.text.take()
-        const content = this.text.core + ext
-        if (content.length === 0) return null
-        return { block: { type: 'text', content, partial: !final }, field: { path: 'content', field: this.text, ext, delta } }
+        const content = this.text.core + this.text.ext(this.textTail(hide))
+        return content.length === 0 ? null : { type: 'text', content, partial: !final }
       }
       case Mode.Reasoning: {
         const f = this.reasoning!
-        const ext = f.ext(hide ? '' : this.carry)
-        const delta = f.take()
-        const reasoning = f.core + ext
-        if (reasoning.length === 0) return null
-        return { block: { type: 'reasoning', reasoning, partial: !final }, field: { path: 'reasoning', field: f, ext, delta } }
+        const reasoning = f.core + f.ext(hide ? '' : this.carry)
+        return reasoning.length === 0 ? null : { type: 'reasoning', reasoning, partial: !final }
       }
       case Mode.Tool:
       case Mode.Param: {
         const tool = this.tool!
         const params = { ...tool.params }
-        let field: OpenField | null = null
+        let viewed = false
         for (const v of tool.views) {
           if (!v.active) continue
-          const inside = this.mode === Mode.Param && this.paramName === v.name
-          // at the end nothing is held back: the value is everything after the opening tag
-          const ext = v.ext(final ? (inside ? this.carry : '') : null, hide)
-          params[v.name] = v.field.core + ext
-          // the greedy view is what grows between params and inside its own param
-          const delta = v.field.take()
-          if (this.mode === Mode.Tool || inside) field = { path: 'params.' + v.name, field: v.field, ext, delta }
+          params[v.name] = v.field.core + this.viewExt(v, final, hide)
+          if (this.paramName === v.name) viewed = true
         }
-        if (this.mode === Mode.Param) {
+        if (this.mode === Mode.Param && !viewed) {
           const f = this.param!
-          const delta = f.take()
-          if (field === null) {
-            const ext = hide ? f.ext('', true) : f.ext(this.carry)
-            params[this.paramName] = f.core + ext
-            field = { path: 'params.' + this.paramName, field: f, ext, delta }
-          }
+          params[this.paramName] = f.core + (hide ? f.ext('', true) : f.ext(this.carry))
         }
-        return { block: toolBlock(tool, params, !final, final && this.o.truncation), field }
+        return toolBlock(tool, params, !final, final && this.o.truncation)
       }
     }
   }
@@ -687,7 +723,7 @@ export class Engine {
   /** The whole parse so far: complete blocks then the open one. */
   blocks(final = false): Block[] {
     const open = this.render(final)
-    return open === null ? this.done.slice() : [...this.done, open.block]
+    return open === null ? this.done.slice() : [...this.done, open]
   }
 }
 

@@ -11,6 +11,7 @@
  * @module
  */
 import { decodeEntities, partialEntityStart } from './entities.js'
+import { Flattener } from './flatten.js'
 
 export class Field {
   core = ''
@@ -18,6 +19,7 @@ export class Field {
   private held = ''
   private started = false
   private delta = ''
+  private readonly flat = new Flattener()
 
   constructor(private readonly decode = false) {}
 
@@ -42,7 +44,7 @@ export class Field {
       this.held = add.slice(cut)
       add = decodeEntities(add.slice(0, cut))
     }
-    this.core += add
+    this.core = this.flat.settle(this.core + add)
     this.delta += add
   }
 

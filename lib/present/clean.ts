@@ -103,10 +103,17 @@ export class TextCleaner {
   private prefixTrimmed = ''
   private tail = ''
   private scanned = 0
-  /** How many times the kept prefix grew; with `tailOut`, identifies the display text. */
+  /** How many times the kept prefix grew or was reset. */
   commits = 0
-  /** The cleaned tail of the last `display()`. */
-  tailOut = ''
+  /** How many times the cleaner was reset. */
+  resets = 0
+  /**
+   * What the tail adds to the display text of the last `display()`; with `commits` and
+   * `trimmedLead`, it identifies that text without comparing whole strings.
+   */
+  tailPart = ''
+  /** The last display text dropped the prefix's leading white space (a partial tag was cut). */
+  trimmedLead = false
 
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
@@ -115,6 +122,7 @@ export class TextCleaner {
     this.tail = content
     this.scanned = 0
     this.commits++
+    this.resets++
   }
 
   /** The block grew by `text`. */
@@ -142,12 +150,22 @@ export class TextCleaner {
     }
     this.scanned = this.tail.length
     const ts = stripTags(this.tail)
-    this.tailOut = ts
     const lt = ts.lastIndexOf('<')
     // a `<` in the prefix is followed by the prefix's last barrier, so it is never a partial tag
-    if (lt === -1 || !isPartialTag(ts.slice(lt))) return this.prefix + ts
+    if (lt === -1 || !isPartialTag(ts.slice(lt))) {
+      this.tailPart = ts
+      this.trimmedLead = false
+      return this.prefix + ts
+    }
     const head = ts.slice(0, lt)
     // (prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
-    return this.prefix.length === 0 ? head.trim() : this.prefixTrimmed + head.trimEnd()
+    if (this.prefix.length === 0) {
+      this.tailPart = head.trim()
+      this.trimmedLead = false
+      return this.tailPart
+    }
+    this.tailPart = head.trimEnd()
+    this.trimmedLead = this.prefixTrimmed.length !== this.prefix.length
+    return this.prefixTrimmed + this.tailPart
   }
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { Writable } from 'node:stream'
-import type { Block, BlockDiff, DiffRecord, ToolUseBlock } from '../types.js'
+import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
@@ -307,7 +307,10 @@ export class Presenter extends Writable {
   private dirty = true
   private shownAny = false
   private shownCommits = -1
+  private shownResets = -1
   private shownTail = ''
+  private shownLead = false
+  private shownText = ''
   private lastUpdateAt = 0
   private readonly cleaner = new TextCleaner()
 
@@ -470,7 +473,7 @@ export class Presenter extends Writable {
     for (let i = from; i < records.length; i++) {
       const r = records[i]
       if (Array.isArray(r)) {
-        if (this.stopped === null || this.marked) for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
+        for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
         continue
       }
       if (r === null || typeof r !== 'object') {
@@ -521,7 +524,7 @@ export class Presenter extends Writable {
           this.dirty = true
           const b = this.snap[cursor]!
           if (b.type === 'text') {
-            if (d.op === 'append' && this.shownAny) this.cleaner.append(d.text)
+            if (d.op === 'append' && d.path === 'content') this.cleaner.append(d.text)
             else this.cleaner.reset(b.content)
           }
         }
@@ -538,6 +541,7 @@ export class Presenter extends Writable {
     this.shownAny = false
     this.shownCommits = -1
     this.shownTail = ''
+    this.shownText = ''
     this.lastUpdateAt = 0
     const b = this.snap[this.index]
     if (b !== undefined && b.type === 'text') this.cleaner.reset(b.content)
@@ -576,7 +580,7 @@ export class Presenter extends Writable {
       if (this.deferred()) return undefined
       this.dirty = false
       this.shownAny = true
-      this.lastUpdateAt = Date.now()
+      if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
       const r = this.onToolPartial(copyBlock(b, null) as ToolUseBlock)
       return isThenable(r) ? Promise.resolve(r) : undefined
     }
@@ -591,8 +595,14 @@ export class Presenter extends Writable {
       content = cleanDisplayText(b.content, false)
     } else {
       if (!this.dirty) return undefined
-      content = this.cleaner.display()
-      if (this.cleaner.commits === this.shownCommits && this.cleaner.tailOut === this.shownTail) {
+      const c = this.cleaner
+      content = c.display()
+      const same = c.resets === this.shownResets
+        // the same prefix: compare only what the tail adds
+        ? c.commits === this.shownCommits && c.tailPart === this.shownTail && c.trimmedLead === this.shownLead
+        // started over (a rare non-append change): compare the whole text once
+        : this.shownAny && content === this.shownText
+      if (same) {
         this.dirty = false
         return undefined
       }
@@ -606,8 +616,12 @@ export class Presenter extends Writable {
     this.dirty = false
     this.shownAny = true
     if (b.type === 'text' && b.partial && this.cleanText) {
-      this.shownCommits = this.cleaner.commits
-      this.shownTail = this.cleaner.tailOut
+      const c = this.cleaner
+      this.shownCommits = c.commits
+      this.shownResets = c.resets
+      this.shownTail = c.tailPart
+      this.shownLead = c.trimmedLead
+      this.shownText = content
     }
     if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
     return this.say({ type: b.type, content, partial: b.partial })
@@ -792,4 +806,3 @@ export function createPresenter(options: PresenterOptions): Presenter {
   return new Presenter(options)
 }
 
-export type { DiffRecord }

@@ -9,7 +9,7 @@ import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { Engine, type OpenField } from '../parse/engine.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
-import { diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'
+import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'
 
 /**
  * Options of the streaming parsers ({@link BlockParser}, {@link parseStream},
@@ -42,6 +42,9 @@ export interface Step {
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+const NONE: Diagnostic[] = []
+/** The step of a chunk that changed nothing; shared, never mutated. */
+const NOTHING: Step = Object.freeze({ records: Object.freeze([]) as unknown as DiffRecord[], diagnostics: NONE }) as Step
 
 /** @internal */
 export class DiffSession {
@@ -53,7 +56,9 @@ export class DiffSession {
   private readonly records: boolean
   private readonly decoder = new TextDecoder('utf-8')
   private bytes = 0
+  private sawBytes = false
   private parts: string[] = []
+  private partsLength = 0
   private ended = false
 
   // resume mode: the engine, and what the consumer has seen of it
@@ -61,6 +66,9 @@ export class DiffSession {
   private seenDone = 0
   private seenOpen: Block | null = null
   private seenField: OpenField | null = null
+  private seenShape = -1
+  /** Text appended to the open block since `seenOpen` was built. */
+  private pending = ''
   private seenDiagnostics = 0
 
   // full mode: the last snapshot and the ids handed out, by tool ordinal
@@ -104,11 +112,21 @@ export class DiffSession {
     return this.parts[0] ?? ''
   }
 
+  /** Keeps the received text; joins on a doubling schedule so it is not a list of 100k chunks. */
+  private keepText(text: string): void {
+    this.parts.push(text)
+    this.partsLength += text.length
+    if (this.parts.length > 256 && this.partsLength > 2 * (this.parts[0]?.length ?? 0)) {
+      this.parts = [this.parts.join('')]
+    }
+  }
+
   /** The current snapshot. */
   get blocks(): Block[] {
     if (this.full) return this.snapshot.slice()
     const done = this.engine.done.slice(0, this.seenDone)
-    if (this.seenOpen !== null) done.push(this.seenOpen)
+    const open = this.openSeen()
+    if (open !== null) done.push(open)
     return done
   }
 
@@ -129,19 +147,22 @@ export class DiffSession {
     if (typeof chunk === 'string') {
       size = Buffer.byteLength(chunk, 'utf8')
       this.checkSize(size)
-      const pending = this.decoder.decode() // bytes of a character left unfinished by a Buffer chunk
+      // bytes of a character left unfinished by a Buffer chunk become U+FFFD
+      const pending = this.sawBytes ? this.decoder.decode() : ''
+      this.sawBytes = false
       text = pending.length > 0 ? pending + chunk : chunk
     } else if (chunk instanceof Uint8Array) {
       size = chunk.byteLength
       this.checkSize(size)
       text = this.decoder.decode(chunk, { stream: true })
+      this.sawBytes = true
     } else {
       const what = chunk === null ? 'null' : typeof chunk === 'object' ? (chunk.constructor?.name ?? 'object') : typeof chunk
       throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${this.bytes} is ${what}; expected a string, Buffer or Uint8Array`, { offset: this.bytes })
     }
     this.bytes += size
-    if (text.length === 0) return { records: [], diagnostics: [] }
-    this.parts.push(text)
+    if (text.length === 0) return NOTHING
+    this.keepText(text)
     if (this.full) {
       this.engine = this.newEngine()
       this.engine.feed(this.text)
@@ -163,10 +184,10 @@ export class DiffSession {
 
   /** The input ended: releases what was held, completes open blocks (unless `completeOnEnd: false`). */
   end(): Step {
-    if (this.ended) return { records: [], diagnostics: [] }
+    if (this.ended) return NOTHING
     const rest = this.decoder.decode()
     if (rest.length > 0) {
-      this.parts.push(rest)
+      this.keepText(rest)
       if (this.full) {
         this.engine = this.newEngine()
         this.engine.feed(this.text)
@@ -183,16 +204,16 @@ export class DiffSession {
     const final = atEnd && this.completeOnEnd
     const diffs = this.full ? this.fullDiffs(final) : this.resumeDiffs(final)
     const found = this.engine.diagnostics
-    const diagnostics = found.slice(this.seenDiagnostics)
-    this.seenDiagnostics = found.length
-    if (atEnd) diagnostics.push(...this.engine.endDiagnostics())
-    const records: (DiffRecord | Block[])[] = []
-    if (diffs.length > 0) {
-      if (this.snapshots) records.push(this.blocks)
-      else records.push(...diffs)
+    let diagnostics: Diagnostic[] = NONE
+    if (found.length > this.seenDiagnostics || atEnd) {
+      diagnostics = found.slice(this.seenDiagnostics)
+      this.seenDiagnostics = found.length
+      if (atEnd) diagnostics.push(...this.engine.endDiagnostics())
     }
-    if (this.records) for (const d of diagnostics) records.push({ op: 'diagnostic', ...d })
-    return { records, diagnostics }
+    let records: (DiffRecord | Block[])[] = diffs
+    if (this.snapshots) records = diffs.length > 0 ? [this.blocks] : []
+    if (this.records && diagnostics.length > 0) records = [...records, ...diagnostics.map((d): DiffRecord => ({ op: 'diagnostic', ...d }))]
+    return records.length === 0 && diagnostics.length === 0 ? NOTHING : { records, diagnostics }
   }
 
   private fullDiffs(final: boolean): BlockDiff[] {
@@ -204,32 +225,58 @@ export class DiffSession {
 
   /**
    * Only the blocks from the one the consumer saw open onwards can differ (complete blocks are
-   * frozen); the open string field is compared through what the engine says it gained.
+   * frozen). The common case, where only the open string grew, is answered from what the engine
+   * says it gained, without building a block; the open block the consumer holds is then brought
+   * up to date lazily (`pending`).
    */
   private resumeDiffs(final: boolean): BlockDiff[] {
     const e = this.engine
+    const f = e.openField(final)
+    const delta = f === null ? '' : f.field.take()
+    const seen = this.seenField
+    if (!final && f !== null && seen !== null && e.shape === this.seenShape && f.field === seen.field && f.path === seen.path) {
+      const grown = delta.length > 0 ? delta + f.ext : f.ext
+      if (grown.startsWith(seen.ext)) {
+        this.seenField = f
+        const text = grown.slice(seen.ext.length)
+        if (text.length === 0) return []
+        this.pending += text
+        return [{ op: 'append', index: this.seenDone, path: f.path, text }]
+      }
+    }
+    const prev = this.openSeen()
     const open = e.render(final)
     const done = e.done
     const out: BlockDiff[] = []
     let i = this.seenDone
-    if (this.seenOpen !== null) {
-      const b = i < done.length ? done[i]! : open?.block
+    if (prev !== null) {
+      const b = i < done.length ? done[i]! : open ?? undefined
       if (b === undefined) out.push({ op: 'truncate', length: i })
-      else diffBlock(out, i, this.seenOpen, b, i === done.length ? this.hint(i, open!.field) : undefined)
+      else diffBlock(out, i, prev, b, i === done.length ? this.hint(i, f, delta) : undefined)
       i++
     }
     for (; i < done.length; i++) out.push({ op: 'add', index: i, block: done[i]! })
-    if (open !== null && i === done.length) out.push({ op: 'add', index: i, block: open.block })
+    if (open !== null && i === done.length) out.push({ op: 'add', index: i, block: open })
     this.seenDone = done.length
-    this.seenOpen = open?.block ?? null
-    this.seenField = open?.field ?? null
+    this.seenOpen = open
+    this.seenField = open === null ? null : f
+    this.seenShape = e.shape
     return out
   }
 
-  private hint(index: number, f: OpenField | null): AppendHint | undefined {
+  /** The open block as the consumer has it, with the appends sent since it was built. */
+  private openSeen(): Block | null {
+    if (this.pending.length > 0 && this.seenOpen !== null && this.seenField !== null) {
+      this.seenOpen = applyDiff([this.seenOpen], { op: 'append', index: 0, path: this.seenField.path, text: this.pending })[0]!
+    }
+    this.pending = ''
+    return this.seenOpen
+  }
+
+  private hint(index: number, f: OpenField | null, delta: string): AppendHint | undefined {
     const prev = this.seenField
     if (f === null || prev === null || prev.field !== f.field || prev.path !== f.path) return undefined
-    const grown = f.delta.length > 0 ? f.delta + f.ext : f.ext
+    const grown = delta.length > 0 ? delta + f.ext : f.ext
     if (!grown.startsWith(prev.ext)) return undefined
     return { index, path: f.path, text: grown.slice(prev.ext.length) }
   }
