@@ -104,17 +104,64 @@ export type DiagnosticCode =
 export type BlockPath = string
 
 /** `{op:'add'}`: a new block at `index`, which equals the current length. */
-export interface AddDiff { op: 'add'; index: number; block: Block }
+export interface AddDiff {
+  /** Discriminant. */
+  op: 'add'
+  /** Where the block goes: always the current length of the array. */
+  index: number
+  /** The new block. */
+  block: Block
+}
+
 /** `{op:'append'}`: the string at `path` of block `index` grew by `text`. */
-export interface AppendDiff { op: 'append'; index: number; path: BlockPath; text: string }
-/** `{op:'set'}`: the string at `path` of block `index` was set to `value`. */
-export interface SetDiff { op: 'set'; index: number; path: BlockPath; value: string }
+export interface AppendDiff {
+  /** Discriminant. */
+  op: 'append'
+  /** The block that grew. */
+  index: number
+  /** `content`, `reasoning` or `params.<name>`. */
+  path: BlockPath
+  /** Only the new characters. */
+  text: string
+}
+
+/** `{op:'set'}`: the string at `path` of block `index` was set to `value` (a new param, or a change that is not an append). */
+export interface SetDiff {
+  /** Discriminant. */
+  op: 'set'
+  /** The block that changed. */
+  index: number
+  /** `content`, `reasoning` or `params.<name>`. */
+  path: BlockPath
+  /** The whole new value. */
+  value: string
+}
+
 /** `{op:'complete'}`: block `index` is no longer partial. */
-export interface CompleteDiff { op: 'complete'; index: number }
+export interface CompleteDiff {
+  /** Discriminant. */
+  op: 'complete'
+  /** The block that completed. */
+  index: number
+}
+
 /** `{op:'truncate'}`: blocks from `length` on disappeared. */
-export interface TruncateDiff { op: 'truncate'; length: number }
+export interface TruncateDiff {
+  /** Discriminant. */
+  op: 'truncate'
+  /** The new length of the array. */
+  length: number
+}
+
 /** `{op:'replace'}`: block `index` changed in another way and is given whole. */
-export interface ReplaceDiff { op: 'replace'; index: number; block: Block }
+export interface ReplaceDiff {
+  /** Discriminant. */
+  op: 'replace'
+  /** The block replaced. */
+  index: number
+  /** Its new value. */
+  block: Block
+}
 
 /**
  * A change to a block array. Applying, in order, the diffs a {@link BlockParser} emits for a chunk
@@ -127,11 +174,28 @@ export interface ReplaceDiff { op: 'replace'; index: number; block: Block }
 export type BlockDiff = AddDiff | AppendDiff | SetDiff | CompleteDiff | TruncateDiff | ReplaceDiff
 
 /** `{op:'message'}`: the diffs that follow belong to message `id` (replays of several messages). */
-export interface MessageMarker { op: 'message'; id: string; meta?: Record<string, unknown> }
+export interface MessageMarker {
+  /** Discriminant. */
+  op: 'message'
+  /** The message's id, unique in the stream. */
+  id: string
+  /** Facts about the message from the log (model, turn number, …), when known. */
+  meta?: Record<string, unknown>
+}
+
 /** `{op:'end'}`: message `id` has no more diffs. */
-export interface EndMarker { op: 'end'; id: string }
+export interface EndMarker {
+  /** Discriminant. */
+  op: 'end'
+  /** The id given by the matching {@link MessageMarker}. */
+  id: string
+}
+
 /** `{op:'diagnostic'}`: a diagnostic among the diffs (opt-in with `diagnosticRecords`). */
-export interface DiagnosticRecord extends Diagnostic { op: 'diagnostic' }
+export interface DiagnosticRecord extends Diagnostic {
+  /** Discriminant. */
+  op: 'diagnostic'
+}
 
 /**
  * Everything that can travel between a BlockParser and a Presenter: diffs, message markers and

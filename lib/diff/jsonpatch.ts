@@ -12,11 +12,14 @@ import { TagstreamError } from '../errors.js'
  * const op: JsonPatchOperation = { op: 'replace', path: '/0/content', value: 'Hello' }
  * ```
  */
-export type JsonPatchOperation =
-  | { op: 'add'; path: string; value: unknown }
-  | { op: 'replace'; path: string; value: unknown }
-  | { op: 'remove'; path: string }
-  | { op: 'test'; path: string; value: unknown }
+export interface JsonPatchOperation {
+  /** The RFC 6902 operation; tagstream uses `add`, `replace` and `remove`. */
+  op: 'add' | 'replace' | 'remove'
+  /** RFC 6901 pointer into the block array, e.g. `/1/params/path`. */
+  path: string
+  /** The value for `add` and `replace`. */
+  value?: unknown
+}
 
 /** RFC 6901 escaping of one reference token. */
 function token(s: string): string {
