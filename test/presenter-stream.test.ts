@@ -1,0 +1,235 @@
+// Presenter as a stream: interrupts and pipeline teardown (7.5), abort (7.8), backpressure (7.9),
+// and the stream contract (errors go to destroy, never thrown; destroy emits close).
+import t from 'tap'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  createBlockParser, createPresenter, InterruptError, TagstreamError,
+  type ToolResult, type InterruptInfo, type SayMessage,
+} from '../lib/index.js'
+
+const counter = (): (() => string) => {
+  let n = 0
+  return () => `id${++n}`
+}
+
+/** A source that makes chunks on demand, up to `max`, counting what it produced. */
+function countingSource(first: string, size: number, max: number): Readable & { produced: number; bytes: number } {
+  const filler = 'lorem ipsum dolor sit amet, '.repeat(Math.ceil(size / 28)).slice(0, size)
+  const src = new Readable({
+    read() {
+      if (src.produced >= max) {
+        this.push(null)
+        return
+      }
+      const chunk = src.produced === 0 ? first : filler
+      src.produced++
+      src.bytes += chunk.length
+      this.push(chunk)
+    },
+  }) as Readable & { produced: number; bytes: number }
+  src.produced = 0
+  src.bytes = 0
+  return src
+}
+
+t.test('7.5 after an interrupt the source is no longer read: pipeline rejects with InterruptError, results are final', async (t) => {
+  const src = countingSource('Let me look. <read_file><path>a.ts</path></read_file>', 1024, 10_000)
+  const events: string[] = []
+  const presenter = createPresenter({ executeTool: () => 'export {}' })
+  presenter.on('interrupt', (i: InterruptInfo) => events.push(`interrupt ${i.reason}`))
+  presenter.on('ready', (r: ToolResult[]) => events.push(`ready ${r.length}`))
+  presenter.on('error', () => events.push('error'))
+  presenter.on('close', () => events.push('close'))
+  const err = await pipeline(src, createBlockParser({ idGenerator: counter() }), presenter).then(() => null, (e: unknown) => e)
+  t.ok(err instanceof InterruptError, 'rejects with the InterruptError')
+  t.equal((err as InterruptError).reason, 'tool-used')
+  t.equal((err as InterruptError).name, 'AbortError')
+  t.match((err as InterruptError).note, /Only one tool may be used per message/)
+  t.same(events.slice(0, 2), ['interrupt tool-used', 'ready 1'], 'interrupt, then ready, before the teardown')
+  t.ok(events.includes('close'))
+  t.ok(src.destroyed, 'the source was destroyed (the model request would be cancelled)')
+  const produced = src.produced
+  t.ok(produced < 200, `the source produced ${produced} of 10000 chunks`)
+  await sleep(30)
+  t.equal(src.produced, produced, 'and nothing more afterwards')
+  t.same(presenter.results, [{ call_id: 'id1', name: 'read_file', content: 'export {}', status: 'ok' }])
+  t.same(presenter.interrupted, { reason: 'tool-used', note: (err as InterruptError).note })
+})
+
+t.test('7.5 a rejection interrupts the pipeline too', async (t) => {
+  const src = countingSource('<execute_command><command>rm -rf build</command></execute_command>', 1024, 10_000)
+  const presenter = createPresenter({ parallelToolCalls: true, executeTool: () => ({ content: 'denied', rejected: true }) })
+  const err = await pipeline(src, createBlockParser(), presenter).then(() => null, (e: unknown) => e)
+  t.ok(err instanceof InterruptError)
+  t.equal((err as InterruptError).reason, 'rejected')
+  t.ok(src.produced < 200, `produced ${src.produced}`)
+  t.same(presenter.results.map((r) => r.status), ['rejected'])
+})
+
+t.test('7.5 when the input had already all arrived, the pipeline resolves (nothing was left to stop)', async (t) => {
+  const interrupts: InterruptInfo[] = []
+  let ready = 0
+  const presenter = createPresenter({
+    executeTool: async () => {
+      await sleep(30) // the source ends meanwhile
+      return 'ok'
+    },
+  })
+  presenter.on('interrupt', (i: InterruptInfo) => interrupts.push(i))
+  presenter.on('ready', () => ready++)
+  await pipeline(Readable.from(['Reading. <read_file><path>a</path></read_file>', ' trailing words']), createBlockParser(), presenter)
+  t.equal(interrupts.length, 1, 'the interrupt is still reported, for the note')
+  t.equal(ready, 1)
+  t.same(presenter.results.map((r) => r.status), ['ok'])
+  t.ok(presenter.writableFinished)
+})
+
+t.test('7.8 abort during a tool: the tool signal aborts, the presenter fails with AbortError, results stay', async (t) => {
+  const ac = new AbortController()
+  let toolSignal: AbortSignal | undefined
+  const presenter = createPresenter({
+    parallelToolCalls: true,
+    signal: ac.signal,
+    executeTool: (b, { signal }) => {
+      if (b.params.path === 'a') return 'quick'
+      toolSignal = signal
+      setTimeout(() => ac.abort(), 10)
+      return new Promise<string>(() => { /* never settles by itself: only the abort ends it */ })
+    },
+  })
+  let closed = false
+  presenter.on('close', () => { closed = true })
+  const src = countingSource('<read_file><path>a</path></read_file><read_file><path>b</path></read_file>', 512, 10_000)
+  const err = await pipeline(src, createBlockParser({ idGenerator: counter() }), presenter).then(() => null, (e: unknown) => e)
+  t.match(err, { name: 'AbortError', code: 'ABORT_ERR' })
+  t.notOk(err instanceof InterruptError, 'not an interrupt')
+  t.equal(toolSignal?.aborted, true, 'the running tool was told')
+  t.ok(closed && presenter.destroyed)
+  t.ok(src.destroyed && src.produced < 200)
+  t.same(presenter.results.map((r) => [r.call_id, r.status]), [['id1', 'ok'], ['id2', 'error']])
+  t.match(presenter.results[1]!.content, /aborted/)
+})
+
+t.test('7.8 abort while the first write waits for the checkpoint, and an already aborted signal', async (t) => {
+  const ac = new AbortController()
+  let ran = 0
+  const p = createPresenter({ signal: ac.signal, checkpoint: new Promise(() => {}), executeTool: () => { ran++; return '' } })
+  p.write({ op: 'add', index: 0, block: { type: 'tool_use', name: 'write_to_file', params: {}, partial: false, call_id: 'w', isNativeToolCall: false } })
+  const errored = once(p, 'error')
+  await sleep(5)
+  ac.abort()
+  const [err] = await errored
+  t.match(err, { name: 'AbortError' })
+  t.equal(ran, 0, 'the write never ran')
+  const p2 = createPresenter({ signal: AbortSignal.abort(), executeTool: () => '' })
+  const [err2] = await once(p2, 'error')
+  t.match(err2, { name: 'AbortError', code: 'ABORT_ERR' })
+})
+
+t.test('destroying the presenter while a tool runs aborts the tool', async (t) => {
+  let toolSignal: AbortSignal | undefined
+  const p = createPresenter({ executeTool: (_b, { signal }) => { toolSignal = signal; return new Promise<string>(() => {}) } })
+  p.write({ op: 'add', index: 0, block: { type: 'tool_use', name: 'read_file', params: {}, partial: false, call_id: 'r', isNativeToolCall: false } })
+  await sleep(5)
+  p.destroy()
+  await once(p, 'close')
+  t.equal(toolSignal?.aborted, true)
+  t.equal(p.results[0]?.status, 'error')
+})
+
+t.test('7.9 the write callback fires only once the diff was presented', async (t) => {
+  let releaseSay!: () => void
+  const p = createPresenter({ say: () => new Promise<void>((r) => { releaseSay = r }), executeTool: () => '' })
+  let called = false
+  p.write({ op: 'add', index: 0, block: { type: 'text', content: 'hi', partial: true } }, () => { called = true })
+  await sleep(10)
+  t.notOk(called, 'held while say is pending')
+  releaseSay()
+  await sleep(1)
+  t.ok(called)
+  p.destroy()
+})
+
+t.test('7.9 backpressure: a 50 MB source behind a tool waiting 300 ms for approval produces only a few highWaterMarks', async (t) => {
+  const CHUNK = 16 * 1024
+  const MAX = Math.ceil((50 * 1024 * 1024) / CHUNK) // the source could produce 50 MB
+  const src = countingSource('I need to read it first. <read_file><path>big.ts</path></read_file>\n', CHUNK, MAX)
+  let atStart = 0
+  let midway = 0
+  const presenter = createPresenter({
+    executeTool: async () => {
+      await sleep(20) // let the pipeline fill up
+      atStart = src.bytes
+      await sleep(140)
+      midway = src.bytes
+      await sleep(140) // approval after 300 ms in all
+      return 'approved'
+    },
+  })
+  const err = await pipeline(src, createBlockParser(), presenter).then(() => null, (e: unknown) => e)
+  t.ok(err instanceof InterruptError)
+  // buffers on the way: the source's (16 KiB), the parser's writable (16 chunks) and readable
+  // (16 diffs) sides, the presenter's (16 diffs): about 50 chunks of 16 KiB
+  const bound = 64 * CHUNK
+  t.ok(atStart <= bound, `${(atStart / 1024).toFixed(0)} KiB produced before the approval`)
+  t.equal(midway, atStart, 'nothing more produced while the tool waited')
+  t.ok(src.bytes <= bound + 4 * CHUNK, `${(src.bytes / 1024).toFixed(0)} KiB produced in all, of 50 MiB`)
+  t.same(presenter.results.map((r) => r.status), ['ok'])
+})
+
+t.test('errors reject pipeline and are never thrown from write()', async (t) => {
+  // a diff that does not apply
+  const p1 = createPresenter({ executeTool: () => '' })
+  const bad = Readable.from([{ op: 'append', index: 3, path: 'content', text: 'x' }])
+  await t.rejects(pipeline(bad, p1), { name: 'TagstreamError', code: 'ERR_INVALID_DIFF' })
+  // a record that is not a diff
+  const p2 = createPresenter({ executeTool: () => '' })
+  t.doesNotThrow(() => p2.write(42))
+  const [e2] = await once(p2, 'error')
+  t.ok(e2 instanceof TagstreamError && e2.code === 'ERR_INVALID_DIFF')
+  // a diff that changes a block already presented as complete (it may have been executed)
+  const p3 = createPresenter({ executeTool: () => '' })
+  p3.write({ op: 'add', index: 0, block: { type: 'text', content: 'done', partial: false } })
+  p3.write({ op: 'append', index: 0, path: 'content', text: '!' })
+  const [e3] = await once(p3, 'error')
+  t.match(e3, { code: 'ERR_INVALID_DIFF', message: /already presented/ })
+  // a failing UI hook
+  const p4 = createPresenter({ say: () => { throw new Error('terminal gone') }, executeTool: () => '' })
+  await t.rejects(pipeline(Readable.from(['hello']), createBlockParser(), p4), { message: 'terminal gone' })
+  const p5 = createPresenter({ say: async () => { throw new Error('async gone') }, executeTool: () => '' })
+  await t.rejects(pipeline(Readable.from(['hello']), createBlockParser(), p5), { message: 'async gone' })
+  // upstream errors tear the presenter down too
+  const p6 = createPresenter({ executeTool: () => '' })
+  await t.rejects(pipeline(Readable.from([{ not: 'text' }]), createBlockParser(), p6), { code: 'ERR_INVALID_CHUNK' })
+  t.ok(p6.destroyed)
+})
+
+t.test('destroy() emits close, with or without an error', async (t) => {
+  const p = createPresenter({ executeTool: () => '' })
+  const closed = once(p, 'close')
+  p.destroy()
+  await closed
+  t.ok(p.destroyed)
+  const q = createPresenter({ executeTool: () => '' })
+  const errs: unknown[] = []
+  q.on('error', (e) => errs.push(e))
+  const qClosed = new Promise((r) => q.on('close', r)) // events.once would reject on the error
+  q.destroy(new Error('boom'))
+  await qClosed
+  t.equal(errs.length, 1)
+})
+
+t.test('text and partial updates flow through events as well as hooks', async (t) => {
+  const texts: SayMessage[] = []
+  const p = createPresenter({ executeTool: () => '' })
+  p.on('text', (m: SayMessage) => texts.push(m))
+  await pipeline(Readable.from(['Hel', 'lo']), createBlockParser(), p)
+  t.same(texts, [
+    { type: 'text', content: 'Hel', partial: true },
+    { type: 'text', content: 'Hello', partial: true },
+    { type: 'text', content: 'Hello', partial: false },
+  ])
+})
