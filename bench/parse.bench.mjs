@@ -1,0 +1,141 @@
+// Issue 2: throughput of parseAssistantMessage, side by side in one run with
+//  - the naive reference (bench/naive.mjs: one character at a time, startsWith on every tag), and
+//  - a bare `indexOf('<')` scan of the same string counting occurrences (a floor for any parser
+//    that has to look at every `<`).
+// Targets at 200 KB: parseAssistantMessage >= 100x the naive reference, and >= 25% of the bare
+// scan's throughput. Then MB/s on pathological inputs at 1 MB and 2 MB (linearity).
+//
+// Before timing anything it checks that the naive reference and parseAssistantMessage give the
+// same blocks (minus ids) on the conformance corpus and on every generated input; a mismatch aborts.
+//
+// Run: npm run build && node --expose-gc bench/parse.bench.mjs
+import { readFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
+import { isDeepStrictEqual } from 'node:util'
+import { parseAssistantMessage } from '../dist/index.js'
+import { naiveParse, stripIds } from './naive.mjs'
+import {
+  KB, MB, PATHOLOGICAL, fmtSize, mbps, mdTable, measure, num, pathological, realisticMessage, verdict,
+} from './gen.mjs'
+
+const CORPUS = '/work/shared/conformance/parse.cline.jsonl'
+
+function scanLt(s) {
+  let n = 0
+  let i = s.indexOf('<')
+  while (i !== -1) {
+    n++
+    i = s.indexOf('<', i + 1)
+  }
+  return n
+}
+
+function fail(msg) {
+  console.error(`parse.bench: ABORT: ${msg}`)
+  process.exit(1)
+}
+
+function sameAsNaive(label, text) {
+  const a = stripIds(parseAssistantMessage(text))
+  const b = naiveParse(text)
+  if (!isDeepStrictEqual(a, b)) {
+    const i = a.findIndex((x, k) => !isDeepStrictEqual(x, b[k]))
+    fail(`${label}: parseAssistantMessage and the naive reference differ at block ${i}:\n` +
+      `  parseAssistantMessage: ${JSON.stringify(a[i])?.slice(0, 300)}\n  naive:                 ${JSON.stringify(b[i])?.slice(0, 300)}`)
+  }
+  return a.length
+}
+
+// ------------------------------------------------------------------------------------------------
+// sanity checks
+
+function checkCorpus() {
+  let text
+  try {
+    text = readFileSync(CORPUS, 'utf8')
+  } catch (err) {
+    fail(`cannot read the conformance corpus ${CORPUS}: ${err.message}`)
+  }
+  const cases = text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
+  for (const c of cases) {
+    const naive = naiveParse(c.input)
+    if (!isDeepStrictEqual(naive, c.expected)) fail(`corpus case ${JSON.stringify(c.name)}: the naive reference gives ${JSON.stringify(naive)}, expected ${JSON.stringify(c.expected)}`)
+    sameAsNaive(`corpus case ${JSON.stringify(c.name)}`, c.input)
+  }
+  return cases.length
+}
+
+const SIZES = [10 * KB, 200 * KB, 2 * MB]
+
+console.log(`## parse.bench — parseAssistantMessage vs naive reference vs bare indexOf('<') scan\n`)
+console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+
+const nCorpus = checkCorpus()
+const messages = SIZES.map((s) => realisticMessage(s))
+const blockCounts = messages.map((m, i) => sameAsNaive(`realistic ${fmtSize(SIZES[i])}`, m))
+for (const kind of Object.keys(PATHOLOGICAL)) sameAsNaive(`pathological ${kind} (64 KB)`, pathological(kind, 64 * KB))
+console.log(`Sanity: the naive reference matches the ${nCorpus} cases of ${CORPUS}, and naive = parseAssistantMessage (minus ids) on all of them, ` +
+  `on the realistic messages (${blockCounts.join(' / ')} blocks) and on the pathological inputs at 64 KB.\n`)
+
+// ------------------------------------------------------------------------------------------------
+// realistic messages
+
+const rows = []
+let at200 = null
+for (let k = 0; k < SIZES.length; k++) {
+  const m = messages[k]
+  const bytes = Buffer.byteLength(m)
+  const big = bytes > MB
+  const opts = big ? { warmup: 2, samples: 5, minMs: 40 } : { warmup: 3, samples: 7, minMs: 40 }
+  const pam = measure(() => parseAssistantMessage(m), opts)
+  const naive = measure(() => naiveParse(m), big ? { warmup: 1, samples: 3, minMs: 0 } : { warmup: 2, samples: 5, minMs: 40 })
+  const scan = measure(() => scanLt(m), opts)
+  const r = {
+    size: fmtSize(bytes), bytes,
+    pam: mbps(bytes, pam.ms), naive: mbps(bytes, naive.ms), scan: mbps(bytes, scan.ms),
+    pamMs: pam.ms, naiveMs: naive.ms, scanMs: scan.ms,
+  }
+  r.vsNaive = r.pam / r.naive
+  r.vsScan = r.pam / r.scan
+  rows.push(r)
+  if (SIZES[k] === 200 * KB) at200 = r
+}
+
+console.log(`### Realistic messages (prose with stray \`<\`, read_file, write_to_file with a large code body, execute_command; ${num(100 * scanLt(messages[1]) / messages[1].length)}% of the characters are \`<\`)\n`)
+console.log(mdTable(
+  ['size', 'parseAssistantMessage MB/s', 'naive reference MB/s', "bare indexOf('<') scan MB/s", 'parse ÷ naive', 'parse ÷ scan'],
+  rows.map((r) => [r.size, `${num(r.pam)} (${num(r.pamMs)} ms)`, `${num(r.naive)} (${num(r.naiveMs)} ms)`, `${num(r.scan)} (${num(r.scanMs)} ms)`, `${num(r.vsNaive)}×`, `${num(100 * r.vsScan)}%`]),
+))
+const empty = measure(() => parseAssistantMessage(''), { warmup: 50, samples: 7, minMs: 30 })
+console.log(`\nMedian of several timed samples after warm-up; MB = 2^20 bytes. Fixed cost of one call, measured on the empty string: ${num(empty.ms * 1000)} µs ` +
+  `(${num(100 * empty.ms / at200.pamMs)}% of the 200 KB parse), which is why small messages show a lower MB/s.\n`)
+
+// ------------------------------------------------------------------------------------------------
+// pathological inputs
+
+const prow = []
+for (const kind of Object.keys(PATHOLOGICAL)) {
+  const res = []
+  for (const size of [MB, 2 * MB]) {
+    const text = pathological(kind, size)
+    const pam = measure(() => parseAssistantMessage(text), { warmup: 2, samples: 5, minMs: 30 })
+    const scan = measure(() => scanLt(text), { warmup: 2, samples: 5, minMs: 30 })
+    res.push({ pam: mbps(size, pam.ms), ms: pam.ms, scan: mbps(size, scan.ms) })
+  }
+  prow.push([kind, `${num(res[0].pam)} (${num(res[0].ms)} ms)`, `${num(res[1].pam)} (${num(res[1].ms)} ms)`, `${num(res[1].pam / res[0].pam)}`, num(res[0].scan), num(res[1].scan)])
+}
+console.log('### Pathological inputs (parseAssistantMessage; linear time means MB/s roughly constant from 1 MB to 2 MB)\n')
+console.log(mdTable(['input', 'MB/s at 1 MB', 'MB/s at 2 MB', 'ratio 2 MB ÷ 1 MB', 'scan MB/s 1 MB', 'scan MB/s 2 MB'], prow))
+console.log('')
+
+// ------------------------------------------------------------------------------------------------
+// targets
+
+const t1 = at200.vsNaive >= 100
+const t2 = at200.vsScan >= 0.25
+console.log('### Targets (200 KB realistic message)\n')
+console.log(mdTable(['target', 'measured', 'result'], [
+  ['parseAssistantMessage ≥ 100× the naive reference', `${num(at200.vsNaive)}×`, verdict(t1)],
+  ["parseAssistantMessage ≥ 25% of the bare indexOf('<') scan", `${num(100 * at200.vsScan)}%`, verdict(t2)],
+]))
+console.log('')

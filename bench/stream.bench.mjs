@@ -1,0 +1,220 @@
+// Issue 3: the cost of streaming a message through the BlockParser in 16-byte chunks.
+//
+// A realistic message (bench/gen.mjs; ASCII, so 16 characters = 16 bytes) is cut into 16-byte
+// string chunks and sent through `Readable.from(chunks) -> createBlockParser() -> no-op object
+// Writable` with stream/promises pipeline. Measured in one run:
+//  - floor = the same pipeline with a bare object-mode Transform that emits one object per chunk,
+//    plus one single-shot parseAssistantMessage of the whole message;
+//    target: the 200 KB stream costs at most 2.5x the floor;
+//  - per-byte cost at 2 MB within 2x of the per-byte cost at 200 KB;
+//  - re-parsing the whole buffer with the naive reference after every chunk (the original's way),
+//    measured at 10 KB and 20 KB and extrapolated quadratically to 200 KB;
+//    target: the BlockParser is >= 1000x faster;
+//  - reparse: 'resume' (default) against reparse: 'full' at 200 KB;
+//  - peak RSS of a 2 MB stream, measured in a fresh child process (`--rss` mode below) so that
+//    nothing else this script does is in the figure.
+//
+// Run: npm run build && node --expose-gc bench/stream.bench.mjs
+import { spawnSync } from 'node:child_process'
+import { cpus, loadavg } from 'node:os'
+import { Readable, Transform, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { fileURLToPath } from 'node:url'
+import { isDeepStrictEqual } from 'node:util'
+import { createBlockParser, parseAssistantMessage } from '../dist/index.js'
+import { naiveParse, stripIds } from './naive.mjs'
+import {
+  KB, MB, chunk, fmtSize, gc, measure, measureAsync, mdTable, num, realisticMessage, verdict,
+} from './gen.mjs'
+
+const CHUNK = 16
+
+function sink(collect) {
+  return new Writable({
+    objectMode: true,
+    write(d, _e, cb) {
+      if (collect) collect.push(d)
+      cb()
+    },
+  })
+}
+
+function bareTransform() {
+  return new Transform({
+    writableObjectMode: true,
+    readableObjectMode: true,
+    decodeStrings: false,
+    transform(c, _e, cb) {
+      cb(null, { op: 'append', index: 0, path: 'content', text: c })
+    },
+  })
+}
+
+async function streamParser(chunks, opts = {}, collect) {
+  const p = createBlockParser(opts)
+  await pipeline(Readable.from(chunks), p, sink(collect))
+  return p
+}
+
+async function streamFloor(chunks) {
+  await pipeline(Readable.from(chunks), bareTransform(), sink())
+}
+
+// ------------------------------------------------------------------------------------------------
+// child mode: peak RSS of one 2 MB stream in a fresh process
+
+if (process.argv[2] === '--rss') {
+  const size = Number(process.argv[3])
+  const mode = process.argv[4]
+  const chunks = chunk(realisticMessage(size), CHUNK)
+  gc()
+  const before = process.resourceUsage().maxRSS
+  const heapBefore = process.memoryUsage().heapUsed
+  let keep = null
+  if (mode === 'parser') keep = await streamParser(chunks)
+  else if (mode === 'floor') await streamFloor(chunks)
+  const after = process.resourceUsage().maxRSS
+  gc()
+  const retained = process.memoryUsage().heapUsed - heapBefore // what the finished parser still holds
+  console.log(JSON.stringify({ before, after, retained, blocks: keep?.blocks.length ?? 0 }))
+  process.exit(0)
+}
+
+function rssChild(size, mode) {
+  const self = fileURLToPath(import.meta.url)
+  const r = spawnSync(process.execPath, ['--expose-gc', self, '--rss', String(size), mode], { encoding: 'utf8' })
+  if (r.status !== 0) {
+    console.error(r.stderr)
+    throw new Error(`RSS child (${mode}) failed with status ${r.status}`)
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop())
+}
+
+function fail(msg) {
+  console.error(`stream.bench: ABORT: ${msg}`)
+  process.exit(1)
+}
+
+console.log('## stream.bench — BlockParser on 16-byte chunks\n')
+console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+
+// peak memory first, in fresh processes, before this process does any large work
+const rssParser = rssChild(2 * MB, 'parser')
+const rssFloor = rssChild(2 * MB, 'floor')
+const rssIdle = rssChild(2 * MB, 'none')
+
+// ------------------------------------------------------------------------------------------------
+// sanity: the stream ends on the single-shot parse, and resume = full diff for diff
+
+{
+  const m = realisticMessage(20 * KB)
+  const chunks = chunk(m, CHUNK)
+  const ids = () => { let n = 0; return () => `id${n++}` }
+  const a = []
+  const b = []
+  const pa = await streamParser(chunks, { idGenerator: ids() }, a)
+  await streamParser(chunks, { idGenerator: ids(), reparse: 'full' }, b)
+  if (!isDeepStrictEqual(a, b)) fail(`reparse 'resume' and 'full' emit different diffs on a 20 KB message (${a.length} vs ${b.length} diffs)`)
+  const want = parseAssistantMessage(m, { final: true, idGenerator: ids() })
+  if (!isDeepStrictEqual(pa.blocks, want)) fail('the BlockParser\'s final blocks differ from parseAssistantMessage(text, {final: true})')
+  if (!isDeepStrictEqual(stripIds(parseAssistantMessage(m)), naiveParse(m))) fail('parseAssistantMessage and the naive reference differ on the 20 KB message')
+  console.log(`Sanity: on a 20 KB message in ${chunks.length} chunks, reparse 'resume' and 'full' emit the same ${a.length} diffs, and the final blocks equal parseAssistantMessage(text, {final: true}).\n`)
+}
+
+// ------------------------------------------------------------------------------------------------
+// 200 KB and 2 MB: BlockParser, floor (bare transform + single-shot parse)
+
+const results = {}
+for (const size of [200 * KB, 2 * MB]) {
+  const m = realisticMessage(size)
+  const bytes = Buffer.byteLength(m)
+  const chunks = chunk(m, CHUNK)
+  const big = size > MB
+  const o = big ? { warmup: 1, samples: 5, minMs: 0 } : { warmup: 3, samples: 7, minMs: 100 }
+  const parser = await measureAsync(() => streamParser(chunks), o)
+  const bare = await measureAsync(() => streamFloor(chunks), o)
+  const single = measure(() => parseAssistantMessage(m), { warmup: 3, samples: 7, minMs: 40 })
+  results[size] = { bytes, chunks: chunks.length, parser: parser.ms, bare: bare.ms, single: single.ms, floor: bare.ms + single.ms }
+}
+
+// reparse: 'full' at 200 KB (quadratic, seconds: one timed run after a warm-up on a small message)
+{
+  const m = realisticMessage(200 * KB)
+  const chunks = chunk(m, CHUNK)
+  await streamParser(chunk(realisticMessage(10 * KB), CHUNK), { reparse: 'full' })
+  gc()
+  const t0 = performance.now()
+  await streamParser(chunks, { reparse: 'full' })
+  results.full200 = performance.now() - t0
+}
+
+// the original's way: re-parse the whole buffer with the naive reference after every chunk
+const naiveRe = {}
+const NAIVE_SIZES = [10 * KB, 20 * KB, 40 * KB]
+for (const size of NAIVE_SIZES) {
+  const chunks = chunk(realisticMessage(size), CHUNK)
+  const run = () => {
+    let buf = ''
+    let n = 0
+    for (const c of chunks) {
+      buf += c
+      n += naiveParse(buf).length
+    }
+    return n
+  }
+  const r = measure(run, size <= 10 * KB ? { warmup: 1, samples: 3, minMs: 0 } : { warmup: 0, samples: 1, minMs: 0 })
+  naiveRe[size] = { ms: r.ms, bytes: chunks.reduce((s, c) => s + c.length, 0), chunks: chunks.length }
+}
+const growth = (a, b) => Math.log(naiveRe[b].ms / naiveRe[a].ms) / Math.log(naiveRe[b].bytes / naiveRe[a].bytes)
+const exponents = [growth(10 * KB, 20 * KB), growth(20 * KB, 40 * KB)]
+const r200 = results[200 * KB]
+const r2m = results[2 * MB]
+const base = naiveRe[40 * KB]
+// as asked: quadratic extrapolation from the largest measured size; and, as a cross-check, with the
+// growth exponent measured between 20 and 40 KB (if below 2, that gives a smaller, more cautious figure)
+const naive200 = base.ms * (r200.bytes / base.bytes) ** 2
+const naive200exp = base.ms * (r200.bytes / base.bytes) ** Math.min(2, exponents[1])
+
+// ------------------------------------------------------------------------------------------------
+// tables
+
+const perKB = (ms, bytes) => (ms * 1000) / (bytes / KB) // µs per KB
+console.log('### BlockParser vs floor (16-byte string chunks, `Readable.from(chunks) → transform → no-op Writable`)\n')
+console.log(mdTable(
+  ['message', 'chunks', 'BlockParser ms', 'µs / KB', 'bare Transform ms', 'single-shot parse ms', 'floor ms', 'BlockParser ÷ floor'],
+  [r200, r2m].map((r) => [fmtSize(r.bytes), r.chunks.toLocaleString('en-US'), num(r.parser), num(perKB(r.parser, r.bytes)), num(r.bare), num(r.single), num(r.floor), `${num(r.parser / r.floor)}×`]),
+))
+console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 runs after warm-up.\n')
+
+console.log('### Re-parse strategies at 200 KB\n')
+console.log(mdTable(['strategy', 'time for the 200 KB stream', 'vs BlockParser (resume)'], [
+  ["BlockParser, reparse: 'resume' (default)", `${num(r200.parser)} ms`, '1×'],
+  ["BlockParser, reparse: 'full'", `${num(results.full200)} ms`, `${num(results.full200 / r200.parser)}×`],
+  ['naive reference re-run on the whole buffer after every chunk (**extrapolated** from 40 KB, × (size ratio)²)', `${num(naive200 / 1000)} s`, `${num(naive200 / r200.parser)}×`],
+  [`same, **extrapolated** with the growth exponent measured from 20 to 40 KB (${num(exponents[1])})`, `${num(naive200exp / 1000)} s`, `${num(naive200exp / r200.parser)}×`],
+]))
+console.log(`\n'full' is one timed run. Naive re-parse after every chunk, measured: ` +
+  NAIVE_SIZES.map((k) => `${fmtSize(naiveRe[k].bytes)} (${naiveRe[k].chunks} chunks) ${num(naiveRe[k].ms)} ms`).join('; ') +
+  `; growth exponents ${exponents.map(num).join(', ')} (2 = quadratic). The 200 KB naive figures are extrapolated, not measured.\n`)
+
+const mb = (kb) => `${num(kb / 1024)} MB`
+console.log('### Peak memory, 2 MB message in 16-byte chunks (each row a fresh `node --expose-gc` child)\n')
+console.log(mdTable(['child process', 'maxRSS before streaming', 'peak maxRSS', 'peak growth', 'heap retained after the stream'], [
+  ['message generated and chunked, nothing streamed', mb(rssIdle.before), mb(rssIdle.after), mb(rssIdle.after - rssIdle.before), '–'],
+  ['bare Transform pipeline (floor)', mb(rssFloor.before), mb(rssFloor.after), mb(rssFloor.after - rssFloor.before), mb(rssFloor.retained / 1024)],
+  ['BlockParser pipeline', mb(rssParser.before), mb(rssParser.after), mb(rssParser.after - rssParser.before), mb(rssParser.retained / 1024)],
+]))
+console.log('\nmaxRSS from process.resourceUsage(); "before" already holds the 2 MB message and its chunk array. ' +
+  'Heap retained = heapUsed after the stream and a full GC, minus before, with the finished BlockParser still referenced (its buffered text and blocks).\n')
+
+const t1 = r200.parser <= 2.5 * r200.floor
+const perByte = (r2m.parser / r2m.bytes) / (r200.parser / r200.bytes)
+const t2 = perByte <= 2
+const t3 = naive200 / r200.parser >= 1000 // the cross-check figure is printed beside it
+console.log('### Targets\n')
+console.log(mdTable(['target', 'measured', 'result'], [
+  ['200 KB stream ≤ 2.5× floor', `${num(r200.parser / r200.floor)}×`, verdict(t1)],
+  ['per-byte cost at 2 MB ≤ 2× that at 200 KB', `${num(perByte)}×`, verdict(t2)],
+  ['≥ 1000× faster than naive re-parse after every chunk (200 KB, extrapolated quadratically; cross-check with measured exponent)', `${num(naive200 / r200.parser)}× (${num(naive200exp / r200.parser)}×)`, verdict(t3)],
+]))
+console.log('')
