@@ -229,6 +229,15 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
   return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function'
 }
 
+/** A private copy for a hook: the snapshot's partial blocks are updated in place. */
+function copyTool(b: ToolUseBlock): ToolUseBlock {
+  const params: Record<string, string> = {}
+  for (const k in b.params) params[k] = b.params[k]!
+  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
+  if (b.truncated === true) c.truncated = true
+  return c
+}
+
 type Callback = (err?: Error | null) => void
 type Maybe = Promise<void> | undefined
 
@@ -581,7 +590,7 @@ export class Presenter extends Writable {
       this.dirty = false
       this.shownAny = true
       if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
-      const r = this.onToolPartial(copyBlock(b, null) as ToolUseBlock)
+      const r = this.onToolPartial(copyTool(b))
       return isThenable(r) ? Promise.resolve(r) : undefined
     }
     let content: string
@@ -643,7 +652,7 @@ export class Presenter extends Writable {
   }
 
   private say(message: SayMessage): Maybe {
-    this.emit('text', message)
+    if (this.listenerCount('text') > 0) this.emit('text', message)
     if (this.sayHook === undefined) return undefined
     const r = this.sayHook(message)
     return isThenable(r) ? Promise.resolve(r) : undefined

@@ -1,0 +1,182 @@
+// Issue 4: the cost of the Presenter behind the BlockParser, and its memory behind a slow tool.
+//
+// Throughput: the same realistic message (bench/gen.mjs), cut into 16-byte string chunks, through
+//   A: Readable.from(chunks) → createBlockParser() → no-op object Writable          (BlockParser only)
+//   B: Readable.from(chunks) → createBlockParser() → createPresenter(no-op hooks)   (BlockParser → Presenter)
+// with stream/promises pipeline; `parallelToolCalls: true` so that every block of the message is
+// presented (with the default, the first tool ends the message). Diffs/s = diffs emitted by the
+// parser ÷ time. Target: B takes at most 2× the time of A.
+//
+// Memory: a source that can produce 50 MB (realistic messages glued together, made on demand in
+// 1 KiB chunks, so the source itself holds nothing), whose first tool waits 300 ms (an approval);
+// each case runs in a fresh child process and reports the peak RSS (`process.resourceUsage().maxRSS`):
+//  - one tool per message (default): the interrupt stops the source after the first tool;
+//  - parallelToolCalls: true: all 50 MB is presented after the wait (the parser keeps the whole
+//    message text and the presenter its blocks, so RSS grows with the message, not with the speed
+//    of the source);
+// and in both, how much the source produced while the tool waited (bounded by the highWaterMarks).
+//
+// Run: npm run build && node --expose-gc bench/presenter.bench.mjs
+import { spawnSync } from 'node:child_process'
+import { cpus, loadavg } from 'node:os'
+import { Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { fileURLToPath } from 'node:url'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createBlockParser, createPresenter, InterruptError } from '../dist/index.js'
+import { KB, MB, chunk, fmtSize, gc, measureAsync, mdTable, num, realisticMessage, verdict } from './gen.mjs'
+
+const CHUNK = 16
+
+function sink() {
+  return new Writable({ objectMode: true, write(_d, _e, cb) { cb() } })
+}
+
+const noop = () => {}
+function presenter(extra = {}) {
+  return createPresenter({ say: noop, onToolPartial: noop, executeTool: () => '', parallelToolCalls: true, ...extra })
+}
+
+async function parserOnly(chunks) {
+  await pipeline(Readable.from(chunks), createBlockParser(), sink())
+}
+
+async function parserPresenter(chunks) {
+  await pipeline(Readable.from(chunks), createBlockParser(), presenter())
+}
+
+async function countDiffs(chunks) {
+  let n = 0
+  let says = 0
+  const parser = createBlockParser()
+  parser.on('data', () => n++)
+  const p = presenter({ say: () => { says++ } })
+  await pipeline(Readable.from(chunks), parser, p)
+  return { diffs: n, says, blocks: parser.blocks.length, tools: p.results.length }
+}
+
+// ------------------------------------------------------------------------------------------------
+// child mode: one 50 MB run behind a slow tool, in a fresh process
+
+if (process.argv[2] === '--memory') {
+  const mode = process.argv[3]
+  const TOTAL = 50 * MB
+  const SRC_CHUNK = KB
+  const pool = [1, 2, 3, 4].map((seed) => realisticMessage(256 * KB, seed) + '\n\n')
+  const first = 'I need to read the file first.\n<read_file>\n<path>src/big.ts</path>\n</read_file>\n\n'
+  let produced = 0
+  let piece = 0
+  let offset = 0
+  const source = new Readable({
+    read() {
+      if (produced >= TOTAL) return this.push(null)
+      let c
+      if (produced === 0) c = first
+      else {
+        const text = pool[piece % pool.length]
+        c = text.slice(offset, offset + SRC_CHUNK)
+        offset += SRC_CHUNK
+        if (offset >= text.length) { piece++; offset = 0 }
+      }
+      produced += c.length
+      this.push(c)
+    },
+  })
+  gc()
+  const before = process.resourceUsage().maxRSS
+  let atWaitStart = 0
+  let atWaitEnd = 0
+  let slow = true
+  const p = createPresenter({
+    say: noop,
+    onToolPartial: noop,
+    parallelToolCalls: mode === 'all',
+    executeTool: async () => {
+      if (!slow) return ''
+      slow = false
+      await sleep(20) // the pipeline fills up
+      atWaitStart = produced
+      await sleep(280)
+      atWaitEnd = produced
+      return 'approved'
+    },
+  })
+  const t0 = performance.now()
+  let outcome = 'resolved'
+  try {
+    await pipeline(source, createBlockParser(), p)
+  } catch (err) {
+    if (!(err instanceof InterruptError)) throw err
+    outcome = 'InterruptError'
+  }
+  const ms = performance.now() - t0
+  const after = process.resourceUsage().maxRSS
+  console.log(JSON.stringify({ before, after, produced, atWaitStart, atWaitEnd, ms, outcome, results: p.results.length }))
+  process.exit(0)
+}
+
+function memoryChild(mode) {
+  const self = fileURLToPath(import.meta.url)
+  const r = spawnSync(process.execPath, ['--expose-gc', self, '--memory', mode], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  if (r.status !== 0) {
+    console.error(r.stderr)
+    throw new Error(`memory child (${mode}) failed with status ${r.status}`)
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop())
+}
+
+console.log('## presenter.bench — BlockParser → Presenter\n')
+console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+
+// memory first, in fresh processes, before this one does any large work
+const gate = memoryChild('gate')
+const all = memoryChild('all')
+
+// ------------------------------------------------------------------------------------------------
+// throughput
+
+const rows = []
+let worst = 0
+for (const size of [200 * KB, 2 * MB]) {
+  const m = realisticMessage(size)
+  const chunks = chunk(m, CHUNK)
+  const counts = await countDiffs(chunks)
+  const o = size > MB ? { warmup: 1, samples: 5, minMs: 0 } : { warmup: 3, samples: 7, minMs: 100 }
+  // interleaved, so that drift in machine load hits both alike
+  const a = []
+  const b = []
+  for (let i = 0; i < 3; i++) {
+    a.push((await measureAsync(() => parserOnly(chunks), o)).ms)
+    b.push((await measureAsync(() => parserPresenter(chunks), o)).ms)
+  }
+  const pa = Math.min(...a)
+  const pb = Math.min(...b)
+  const ratio = pb / pa
+  worst = Math.max(worst, ratio)
+  rows.push([
+    fmtSize(Buffer.byteLength(m)), chunks.length.toLocaleString('en-US'), counts.diffs.toLocaleString('en-US'), `${counts.says.toLocaleString('en-US')} / ${counts.tools}`,
+    num(pa), num(counts.diffs / (pa / 1000)), num(pb), num(counts.diffs / (pb / 1000)), `${num(ratio)}×`,
+  ])
+}
+
+console.log('### Throughput (16-byte string chunks, no-op hooks, `parallelToolCalls: true`)\n')
+console.log(mdTable(
+  ['message', 'chunks', 'diffs', 'say calls / tools', 'BlockParser only ms', 'diffs/s', 'BlockParser → Presenter ms', 'diffs/s', 'ratio'],
+  rows,
+))
+console.log(`\nTimes are the best of 3 interleaved medians (5–7 runs each, after warm-up). Target: the Presenter adds at most 2× → ${verdict(worst <= 2)} (worst ratio ${num(worst)}×).\n`)
+
+console.log('### Memory: a 50 MB source behind a tool that waits 300 ms (1 KiB chunks, fresh process each)\n')
+const mbOf = (kb) => `${num(kb / 1024)} MB`
+console.log(mdTable(
+  ['case', 'produced before the approval', 'produced during the 280 ms wait', 'produced in all', 'peak RSS', 'RSS before the run', 'pipeline', 'time'],
+  [
+    ['one tool per message (default)', gate],
+    ['parallelToolCalls: true (all 50 MB presented after the wait)', all],
+  ].map(([name, r]) => [
+    name, fmtSize(r.atWaitStart), fmtSize(r.atWaitEnd - r.atWaitStart), fmtSize(r.produced), mbOf(r.after), mbOf(r.before), r.outcome, `${num(r.ms)} ms`,
+  ]),
+))
+console.log('\nDuring the wait the source is held back by the streams\' highWaterMarks (source 16 KiB, parser 16 chunks in and 16 diffs out, presenter 16 diffs). ' +
+  'With the default, the interrupt after the first tool stops the source: the rest of the 50 MB is never produced. With parallelToolCalls the whole message is read after the approval; ' +
+  'peak RSS then reflects what the parser (the message text) and the presenter (its blocks) keep by design, not a backlog.\n')
