@@ -233,3 +233,47 @@ t.test('text and partial updates flow through events as well as hooks', async (t
     { type: 'text', content: 'Hello', partial: false },
   ])
 })
+
+t.test('every malformed diff fails the stream with ERR_INVALID_DIFF', async (t) => {
+  const text = { type: 'text', content: 'a', partial: true }
+  const tool = { type: 'tool_use', name: 'read_file', params: { path: 'a' }, partial: true, call_id: 'r', isNativeToolCall: false }
+  const cases: [string, unknown[]][] = [
+    ['add at the wrong index', [{ op: 'add', index: 2, block: text }]],
+    ['add of a non-object', [{ op: 'add', index: 0, block: 'text' }]],
+    ['add of an unknown block type', [{ op: 'add', index: 0, block: { type: 'image' } }]],
+    ['text without content', [{ op: 'add', index: 0, block: { type: 'text', partial: true } }]],
+    ['reasoning without reasoning', [{ op: 'add', index: 0, block: { type: 'reasoning', partial: true } }]],
+    ['tool without params', [{ op: 'add', index: 0, block: { type: 'tool_use', name: 'x', partial: true } }]],
+    ['replace with a bad block', [{ op: 'add', index: 0, block: text }, { op: 'replace', index: 0, block: null }]],
+    ['set with a non-string value', [{ op: 'add', index: 0, block: text }, { op: 'set', index: 0, path: 'content', value: 3 }]],
+    ['append with a non-string text', [{ op: 'add', index: 0, block: text }, { op: 'append', index: 0, path: 'content', text: 3 }]],
+    ['append to a path of another block type', [{ op: 'add', index: 0, block: text }, { op: 'append', index: 0, path: 'reasoning', text: 'x' }]],
+    ['append to a missing param', [{ op: 'add', index: 0, block: tool }, { op: 'append', index: 0, path: 'params.command', text: 'x' }]],
+    ['a path that is not a string', [{ op: 'add', index: 0, block: tool }, { op: 'set', index: 0, path: 7, value: 'x' }]],
+    ['truncate past the end', [{ op: 'truncate', length: 1 }]],
+    ['an unknown op', [{ op: 'move', index: 0 }]],
+    ['a record without op', [{ index: 0 }]],
+    ['truncate below the cursor', [{ op: 'add', index: 0, block: { ...text, partial: false } }, { op: 'truncate', length: 0 }]],
+  ]
+  for (const [name, records] of cases) {
+    const p = createPresenter({ executeTool: () => '' })
+    const err = await pipeline(Readable.from(records), p).then(() => null, (e: unknown) => e)
+    t.ok(err instanceof TagstreamError && err.code === 'ERR_INVALID_DIFF', name)
+  }
+})
+
+t.test('a block at the cursor may be truncated and replaced while partial (held-back tags)', async (t) => {
+  const says: SayMessage[] = []
+  const p = createPresenter({ say: (m) => { says.push(m) }, executeTool: () => '' })
+  const records = [
+    { op: 'add', index: 0, block: { type: 'text', content: 'Hi', partial: true } },
+    { op: 'truncate', length: 0 },
+    { op: 'add', index: 0, block: { type: 'text', content: 'Hello', partial: true } },
+    { op: 'set', index: 0, path: 'content', value: 'Help' },
+    { op: 'replace', index: 0, block: { type: 'text', content: 'Help!', partial: false } },
+    { op: 'complete', index: 0 },
+  ]
+  await pipeline(Readable.from(records), p)
+  t.same(says.map((s) => [s.content, s.partial]), [['Hi', true], ['Hello', true], ['Help', true], ['Help!', false]])
+  t.same(p.blocks, [{ type: 'text', content: 'Help!', partial: false }])
+})

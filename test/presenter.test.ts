@@ -486,3 +486,28 @@ t.test('InterruptError is an AbortError', async (t) => {
   t.equal(e.reason, 'tool-used')
   t.ok(e instanceof Error)
 })
+
+t.test('cadenceMs: a trailing update that falls due while a tool runs waits its turn', async (t) => {
+  const log: string[] = []
+  const p = createPresenter({
+    parallelToolCalls: true,
+    cadenceMs: 15,
+    say: (m) => { log.push(`say ${m.content} ${m.partial}`) },
+    executeTool: async () => {
+      log.push('tool start')
+      await sleep(40) // the cadence timer of block 2 fires meanwhile
+      log.push('tool end')
+      return ''
+    },
+  })
+  p.write({ op: 'add', index: 0, block: text('a', true) })
+  p.write({ op: 'append', index: 0, path: 'content', text: 'b' }) // deferred: too soon after 'a'
+  p.write({ op: 'complete', index: 0 }) // the final update is not delayed
+  p.write({ op: 'add', index: 1, block: read('x') })
+  p.write({ op: 'add', index: 2, block: text('c', true) })
+  await sleep(80)
+  t.same(log, ['say a true', 'say ab false', 'tool start', 'tool end', 'say c true'])
+  p.end()
+  await once(p, 'finish')
+  t.same(log.slice(-1), ['say c false'])
+})
