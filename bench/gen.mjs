@@ -230,6 +230,55 @@ export async function measureAsync(fn, { warmup = 2, samples = 5, minMs = 40 } =
   return { ms: median(times), min: Math.min(...times), max: Math.max(...times), reps, samples }
 }
 
+/**
+ * Times several functions against each other: each is warmed up and calibrated like in
+ * {@link measure}, then the samples are taken round-robin (A B C A B C ...), so a change in the
+ * machine's load during the measurement hits all of them alike and their ratios stay meaningful.
+ * Returns one result per function, in order.
+ */
+export function measureInterleaved(fns, { warmup = 3, samples = 7, minMs = 40 } = {}) {
+  let sink = 0
+  const reps = fns.map((fn) => {
+    const t0 = performance.now()
+    for (let i = 0; i < warmup; i++) sink ^= touch(fn())
+    const once = Math.max((performance.now() - t0) / Math.max(1, warmup), 1e-4)
+    return Math.max(1, Math.ceil(minMs / once))
+  })
+  const times = fns.map(() => [])
+  for (let s = 0; s < samples; s++) {
+    for (let k = 0; k < fns.length; k++) {
+      const fn = fns[k]
+      gc()
+      const t0 = performance.now()
+      for (let i = 0; i < reps[k]; i++) sink ^= touch(fn())
+      times[k].push((performance.now() - t0) / reps[k])
+    }
+  }
+  measure.sink = sink
+  return times.map((t, k) => ({ ms: median(t), min: Math.min(...t), max: Math.max(...t), reps: reps[k], samples }))
+}
+
+/** Async version of {@link measureInterleaved}. */
+export async function measureInterleavedAsync(fns, { warmup = 2, samples = 5, minMs = 40 } = {}) {
+  const reps = []
+  for (const fn of fns) {
+    const t0 = performance.now()
+    for (let i = 0; i < warmup; i++) await fn()
+    const once = Math.max((performance.now() - t0) / Math.max(1, warmup), 1e-4)
+    reps.push(Math.max(1, Math.ceil(minMs / once)))
+  }
+  const times = fns.map(() => [])
+  for (let s = 0; s < samples; s++) {
+    for (let k = 0; k < fns.length; k++) {
+      gc()
+      const t0 = performance.now()
+      for (let i = 0; i < reps[k]; i++) await fns[k]()
+      times[k].push((performance.now() - t0) / reps[k])
+    }
+  }
+  return times.map((t, k) => ({ ms: median(t), min: Math.min(...t), max: Math.max(...t), reps: reps[k], samples }))
+}
+
 function touch(v) {
   if (typeof v === 'number') return v | 0
   if (Array.isArray(v)) return v.length

@@ -15,7 +15,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { parseAssistantMessage } from '../dist/index.js'
 import { naiveParse, stripIds } from './naive.mjs'
 import {
-  KB, MB, PATHOLOGICAL, fmtSize, mbps, mdTable, measure, num, pathological, realisticMessage, verdict,
+  KB, MB, PATHOLOGICAL, fmtSize, mbps, mdTable, measure, measureInterleaved, num, pathological, realisticMessage, verdict,
 } from './gen.mjs'
 
 const CORPUS = '/work/shared/conformance/parse.cline.jsonl'
@@ -86,10 +86,11 @@ for (let k = 0; k < SIZES.length; k++) {
   const m = messages[k]
   const bytes = Buffer.byteLength(m)
   const big = bytes > MB
-  const opts = big ? { warmup: 2, samples: 5, minMs: 40 } : { warmup: 3, samples: 7, minMs: 40 }
-  const pam = measure(() => parseAssistantMessage(m), opts)
-  const naive = measure(() => naiveParse(m), big ? { warmup: 1, samples: 3, minMs: 0 } : { warmup: 2, samples: 5, minMs: 40 })
-  const scan = measure(() => scanLt(m), opts)
+  // samples taken round-robin, so a change in machine load affects the three alike
+  const [pam, naive, scan] = measureInterleaved(
+    [() => parseAssistantMessage(m), () => naiveParse(m), () => scanLt(m)],
+    big ? { warmup: 1, samples: 5, minMs: 40 } : { warmup: 3, samples: 7, minMs: 40 },
+  )
   const r = {
     size: fmtSize(bytes), bytes,
     pam: mbps(bytes, pam.ms), naive: mbps(bytes, naive.ms), scan: mbps(bytes, scan.ms),
@@ -107,7 +108,7 @@ console.log(mdTable(
   rows.map((r) => [r.size, `${num(r.pam)} (${num(r.pamMs)} ms)`, `${num(r.naive)} (${num(r.naiveMs)} ms)`, `${num(r.scan)} (${num(r.scanMs)} ms)`, `${num(r.vsNaive)}×`, `${num(100 * r.vsScan)}%`]),
 ))
 const empty = measure(() => parseAssistantMessage(''), { warmup: 50, samples: 7, minMs: 30 })
-console.log(`\nMedian of several timed samples after warm-up; MB = 2^20 bytes. Fixed cost of one call, measured on the empty string: ${num(empty.ms * 1000)} µs ` +
+console.log(`\nMedian of 5–7 timed samples after warm-up, the three columns sampled round-robin; MB = 2^20 bytes. Fixed cost of one call, measured on the empty string: ${num(empty.ms * 1000)} µs ` +
   `(${num(100 * empty.ms / at200.pamMs)}% of the 200 KB parse), which is why small messages show a lower MB/s.\n`)
 
 // ------------------------------------------------------------------------------------------------
@@ -118,8 +119,7 @@ for (const kind of Object.keys(PATHOLOGICAL)) {
   const res = []
   for (const size of [MB, 2 * MB]) {
     const text = pathological(kind, size)
-    const pam = measure(() => parseAssistantMessage(text), { warmup: 2, samples: 5, minMs: 30 })
-    const scan = measure(() => scanLt(text), { warmup: 2, samples: 5, minMs: 30 })
+    const [pam, scan] = measureInterleaved([() => parseAssistantMessage(text), () => scanLt(text)], { warmup: 2, samples: 5, minMs: 30 })
     res.push({ pam: mbps(size, pam.ms), ms: pam.ms, scan: mbps(size, scan.ms) })
   }
   prow.push([kind, `${num(res[0].pam)} (${num(res[0].ms)} ms)`, `${num(res[1].pam)} (${num(res[1].ms)} ms)`, `${num(res[1].pam / res[0].pam)}`, num(res[0].scan), num(res[1].scan)])

@@ -24,7 +24,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { createBlockParser, parseAssistantMessage } from '../dist/index.js'
 import { naiveParse, stripIds } from './naive.mjs'
 import {
-  KB, MB, chunk, fmtSize, gc, measure, measureAsync, mdTable, num, realisticMessage, verdict,
+  KB, MB, chunk, fmtSize, gc, measure, measureInterleavedAsync, mdTable, num, realisticMessage, verdict,
 } from './gen.mjs'
 
 const CHUNK = 16
@@ -130,10 +130,11 @@ for (const size of [200 * KB, 2 * MB]) {
   const bytes = Buffer.byteLength(m)
   const chunks = chunk(m, CHUNK)
   const big = size > MB
-  const o = big ? { warmup: 1, samples: 5, minMs: 0 } : { warmup: 3, samples: 7, minMs: 100 }
-  const parser = await measureAsync(() => streamParser(chunks), o)
-  const bare = await measureAsync(() => streamFloor(chunks), o)
-  const single = measure(() => parseAssistantMessage(m), { warmup: 3, samples: 7, minMs: 40 })
+  // samples taken round-robin, so a change in machine load affects the three alike
+  const [parser, bare, single] = await measureInterleavedAsync(
+    [() => streamParser(chunks), () => streamFloor(chunks), async () => parseAssistantMessage(m)],
+    big ? { warmup: 1, samples: 5, minMs: 20 } : { warmup: 3, samples: 7, minMs: 100 },
+  )
   results[size] = { bytes, chunks: chunks.length, parser: parser.ms, bare: bare.ms, single: single.ms, floor: bare.ms + single.ms }
 }
 
@@ -184,7 +185,7 @@ console.log(mdTable(
   ['message', 'chunks', 'BlockParser ms', 'µs / KB', 'bare Transform ms', 'single-shot parse ms', 'floor ms', 'BlockParser ÷ floor'],
   [r200, r2m].map((r) => [fmtSize(r.bytes), r.chunks.toLocaleString('en-US'), num(r.parser), num(perKB(r.parser, r.bytes)), num(r.bare), num(r.single), num(r.floor), `${num(r.parser / r.floor)}×`]),
 ))
-console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 runs after warm-up.\n')
+console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 timed samples after warm-up, BlockParser / bare Transform / single-shot sampled round-robin.\n')
 
 console.log('### Re-parse strategies at 200 KB\n')
 console.log(mdTable(['strategy', 'time for the 200 KB stream', 'vs BlockParser (resume)'], [
