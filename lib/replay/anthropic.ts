@@ -4,10 +4,10 @@
  * `message_stop`).
  * @module
  */
-import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type ReplayEvent } from './events.js'
+import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
 import type { ModelChunk } from './openai.js'
-import { eventJson, sseEvents } from './sse.js'
-import type { LogSource } from './events.js'
+import { flatten, mapBatches } from './source.js'
+import { eventJson, sseEventBatches } from './sse.js'
 
 /**
  * The chunk in one raw stream event: `text_delta` is text, `thinking_delta` is reasoning; a
@@ -80,43 +80,46 @@ export async function* anthropicText(stream: AsyncIterable<unknown>): AsyncGener
  * for await (const e of readAnthropicSse(createReadStream('anthropic.sse'), { file: 'anthropic.sse' })) console.log(e)
  * ```
  */
-export async function* readAnthropicSse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+export function readAnthropicSse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  return flatten(anthropicSseBatches(source, options))
+}
+
+/** {@link readAnthropicSse} in batches, one per input chunk. @internal */
+export async function* anthropicSseBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   let turn = 0
   let open: string | null = null
   let t = 0
-  for await (const e of sseEvents(source, report)) {
+  yield* mapBatches(sseEventBatches(source, report), (e, out: ReplayEvent[]) => {
     const event = eventJson(e, report)
-    if (event === undefined) continue
+    if (event === undefined) return
     if (!isObject(event) || typeof event.type !== 'string') {
-      report.bad(`event ${e.n}`, 'expected a stream event object with a "type"', { event: e.n })
-      continue
+      return report.bad(`event ${e.n}`, 'expected a stream event object with a "type"', { event: e.n })
     }
     if (event.type === 'error') {
       const err = isObject(event.error) ? event.error : {}
-      report.bad(`event ${e.n}`, `the stream reported an error: ${String(err.message ?? err.type ?? 'unknown')}`, { event: e.n })
-      continue
+      return report.bad(`event ${e.n}`, `the stream reported an error: ${String(err.message ?? err.type ?? 'unknown')}`, { event: e.n })
     }
     if (event.type === 'message_start' || (open === null && event.type.startsWith('content_block'))) {
-      if (open !== null) yield { type: 'end', id: open }
+      if (open !== null) out.push({ type: 'end', id: open })
       open = `turn-${++turn}`
       t = 0
       const meta: Record<string, unknown> = {}
       const m = isObject(event.message) ? event.message : {}
       if (typeof m.id === 'string') meta.id = m.id
       if (typeof m.model === 'string') meta.model = m.model
-      yield { type: 'message', id: open, meta }
+      out.push({ type: 'message', id: open, meta })
     }
     if (event.type === 'message_stop') {
-      if (open !== null) yield { type: 'end', id: open }
+      if (open !== null) out.push({ type: 'end', id: open })
       open = null
-      continue
+      return
     }
     const c = anthropicDelta(event)
     if (c !== null) {
-      yield { type: 'chunk', kind: c.kind, text: c.text, t }
+      out.push({ type: 'chunk', kind: c.kind, text: c.text, t })
       t += SYNTHETIC_INTERVAL_MS
     }
-  }
-  if (open !== null) yield { type: 'end', id: open }
+  })
+  if (open !== null) yield [{ type: 'end', id: open }]
 }

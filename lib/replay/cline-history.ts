@@ -7,9 +7,8 @@
 import { type Duplex } from 'node:stream'
 import streamArray from 'stream-json/streamers/stream-array.js'
 import { TagstreamError } from '../errors.js'
-import { Reporter, SYNTHETIC_INTERVAL_MS, describe, isObject, splitIntoChunks, type LogReadOptions, type ReplayEvent } from './events.js'
-import { decodeText } from './source.js'
-import type { LogSource } from './events.js'
+import { Reporter, SYNTHETIC_INTERVAL_MS, describe, isObject, splitIntoChunks, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
+import { decodeText, flatten, readBatches } from './source.js'
 
 /** Separates two text parts of one assistant message in the replayed text. */
 const PART_SEPARATOR = '\n\n'
@@ -86,60 +85,76 @@ async function feedByLines(source: LogSource, sink: Duplex, at: FeedState): Prom
  * for await (const e of readClineHistory(createReadStream(file), { file })) console.log(e)
  * ```
  */
-export async function* readClineHistory(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+export function readClineHistory(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  return flatten(clineHistoryBatches(source, options))
+}
+
+/** The events of one message of a history, appended to `out`. */
+function messageEvents(m: unknown, index: number, turn: number, report: Reporter, out: ReplayEvent[]): boolean {
+  const where = `messages[${index}]`
+  if (!isObject(m)) {
+    report.bad(where, `expected an object {role, content}, got ${describe(m)}`, { index })
+    return false
+  }
+  if (typeof m.role !== 'string') {
+    report.bad(where, `"role" must be a string, got ${describe(m.role)}`, { index })
+    return false
+  }
+  if (m.role !== 'assistant') return false
+  const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
+  if (!Array.isArray(parts)) {
+    report.bad(where, `"content" must be a string or an array of parts, got ${describe(m.content)}`, { index })
+    return false
+  }
+  const id = `turn-${turn}`
+  out.push({ type: 'message', id, meta: { index } })
+  let t = 0
+  let hadText = false
+  for (let i = 0; i < parts.length; i++) {
+    const p: unknown = parts[i]
+    const pw = `${where}.content[${i}]`
+    if (!isObject(p) || typeof p.type !== 'string') {
+      report.bad(pw, `expected a part {type, …}, got ${describe(p)}`, { index, part: i })
+      continue
+    }
+    const field = p.type === 'text' ? 'text' : p.type === 'thinking' ? 'thinking' : null
+    if (field === null) continue
+    const text = p[field]
+    if (typeof text !== 'string') {
+      report.bad(pw, `a ${p.type} part needs a string "${field}", got ${describe(text)}`, { index, part: i })
+      continue
+    }
+    const kind = field === 'text' ? 'text' : 'reasoning'
+    let whole = text
+    if (kind === 'text') {
+      if (hadText) whole = PART_SEPARATOR + text
+      hadText = true
+    }
+    for (const piece of splitIntoChunks(whole)) {
+      out.push({ type: 'chunk', kind, text: piece, t })
+      t += SYNTHETIC_INTERVAL_MS
+    }
+  }
+  out.push({ type: 'end', id })
+  return true
+}
+
+/** {@link readClineHistory} in batches, one per assistant message. @internal */
+export async function* clineHistoryBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   const messages = streamArray.withParserAsStream({ streamValues: false })
   const at: FeedState = { line: 1, failed: 0 }
   void feedByLines(source, messages, at)
   let turn = 0
   try {
-    for await (const item of messages as AsyncIterable<{ key: number; value: unknown }>) {
-      const where = `messages[${item.key}]`
-      const m = item.value
-      if (!isObject(m)) {
-        report.bad(where, `expected an object {role, content}, got ${describe(m)}`, { index: item.key })
-        continue
-      }
-      if (typeof m.role !== 'string') {
-        report.bad(where, `"role" must be a string, got ${describe(m.role)}`, { index: item.key })
-        continue
-      }
-      if (m.role !== 'assistant') continue
-      const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
-      if (!Array.isArray(parts)) {
-        report.bad(where, `"content" must be a string or an array of parts, got ${describe(m.content)}`, { index: item.key })
-        continue
-      }
-      const id = `turn-${++turn}`
-      yield { type: 'message', id, meta: { index: item.key } }
-      let t = 0
-      let hadText = false
-      for (let i = 0; i < parts.length; i++) {
-        const p: unknown = parts[i]
-        const pw = `${where}.content[${i}]`
-        if (!isObject(p) || typeof p.type !== 'string') {
-          report.bad(pw, `expected a part {type, …}, got ${describe(p)}`, { index: item.key, part: i })
-          continue
-        }
-        const field = p.type === 'text' ? 'text' : p.type === 'thinking' ? 'thinking' : null
-        if (field === null) continue
-        const text = p[field]
-        if (typeof text !== 'string') {
-          report.bad(pw, `a ${p.type} part needs a string "${field}", got ${describe(text)}`, { index: item.key, part: i })
-          continue
-        }
-        const kind = field === 'text' ? 'text' : 'reasoning'
-        let whole = text
-        if (kind === 'text') {
-          if (hadText) whole = PART_SEPARATOR + text
-          hadText = true
-        }
-        for (const piece of splitIntoChunks(whole)) {
-          yield { type: 'chunk', kind, text: piece, t }
-          t += SYNTHETIC_INTERVAL_MS
+    for await (const items of readBatches<{ key: number; value: unknown }>(messages)) {
+      for (const item of items) {
+        const out: ReplayEvent[] = []
+        if (messageEvents(item.value, item.key, turn + 1, report, out)) {
+          turn++
+          yield out
         }
       }
-      yield { type: 'end', id }
     }
   } catch (err) {
     if (err instanceof TagstreamError || err === at.sourceError || !(err instanceof Error)) throw err

@@ -3,13 +3,12 @@
  * @module
  */
 import { TagstreamError } from '../errors.js'
-import { readAnthropicSse } from './anthropic.js'
-import { readChunkLog } from './chunk-log.js'
-import { readClineHistory } from './cline-history.js'
-import type { LogReadOptions, ReplayEvent } from './events.js'
-import { readOpenAISse } from './openai.js'
-import { peek } from './source.js'
-import type { LogSource } from './events.js'
+import { anthropicSseBatches } from './anthropic.js'
+import { chunkLogBatches } from './chunk-log.js'
+import { clineHistoryBatches } from './cline-history.js'
+import type { LogReadOptions, LogSource, ReplayEvent } from './events.js'
+import { openAISseBatches } from './openai.js'
+import { flatten, peek } from './source.js'
 
 /**
  * The log formats of SPEC 8: `chunklog` (JSONL `{t, text}` lines, what `tagstream record`
@@ -66,7 +65,26 @@ export interface ReadLogOptions extends LogReadOptions {
  * for await (const e of readLog(createReadStream('log.jsonl'), { file: 'log.jsonl' })) console.log(e)
  * ```
  */
-export async function* readLog(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+export function readLog(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  return flatten(readLogBatches(source, options))
+}
+
+/**
+ * {@link readLog} in batches: the events an input chunk gave (a chunk log, an SSE capture) or a
+ * whole message (a history), in arrays. The same events, for consumers that handle millions of
+ * them: one await per batch instead of one per event (with {@link ReplayDiffer}, the CLI's
+ * replay runs several times faster than event by event).
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { readLogBatches, ReplayDiffer } from 'tagstream'
+ * const differ = new ReplayDiffer()
+ * for await (const batch of readLogBatches(createReadStream('big.jsonl'))) {
+ *   for (const e of batch) for (const d of differ.push(e)) console.log(JSON.stringify(d))
+ * }
+ * ```
+ */
+export async function* readLogBatches(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   let format = options.format
   let input: LogSource = source
   if (format === undefined) {
@@ -82,9 +100,9 @@ export async function* readLog(source: LogSource, options: ReadLogOptions = {}):
     throw new TagstreamError('ERR_INVALID_OPTION', `unknown log format ${JSON.stringify(format)} (${LOG_FORMATS.join(', ')})`, { option: 'format' })
   }
   switch (format) {
-    case 'chunklog': yield* readChunkLog(input, options); break
-    case 'cline': yield* readClineHistory(input, options); break
-    case 'openai': yield* readOpenAISse(input, options); break
-    case 'anthropic': yield* readAnthropicSse(input, options); break
+    case 'chunklog': yield* chunkLogBatches(input, options); break
+    case 'cline': yield* clineHistoryBatches(input, options); break
+    case 'openai': yield* openAISseBatches(input, options); break
+    case 'anthropic': yield* anthropicSseBatches(input, options); break
   }
 }

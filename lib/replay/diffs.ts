@@ -83,8 +83,8 @@ class ReasoningSegment {
 }
 
 /**
- * Turns {@link ReplayEvent}s into the diff records of SPEC 5: `{op:'message', id, meta?}`, the
- * turn's diffs, `{op:'end', id}`, for each turn.
+ * Turns {@link ReplayEvent}s into the diff records of SPEC 5, synchronously, one event at a
+ * time: `{op:'message', id, meta?}`, the turn's diffs, `{op:'end', id}`, for each turn.
  *
  * Within a turn, text chunks go through a parser session exactly as through a BlockParser, so
  * applying a turn's diffs to `[]` gives `parseAssistantMessage(turn text)` with partial blocks
@@ -94,7 +94,91 @@ class ReasoningSegment {
  * followed it (the usual case, thinking first); text interrupted by reasoning is a separate
  * segment, parsed on its own, as the provider sent separate content blocks.
  *
- * Errors (a chunk outside a turn, a turn over `maxBytes`) are thrown from the iteration.
+ * `push` throws a {@link TagstreamError} for a chunk outside a turn, or a turn over `maxBytes`.
+ * @example
+ * ```ts
+ * import { ReplayDiffer } from 'tagstream'
+ * const differ = new ReplayDiffer()
+ * differ.push({ type: 'message', id: 'turn-1' })           // [{ op: 'message', id: 'turn-1' }]
+ * differ.push({ type: 'chunk', kind: 'text', text: 'Hi', t: 0 }) // [{ op: 'add', … }]
+ * differ.push({ type: 'end', id: 'turn-1' })               // [{ op: 'complete', index: 0 }, { op: 'end', id: 'turn-1' }]
+ * ```
+ */
+export class ReplayDiffer {
+  private readonly sessionOptions: StreamParseOptions
+  private readonly complete: boolean
+  private turn: string | null = null
+  private base = 0
+  private text: DiffSession | null = null
+  private reasoning: ReasoningSegment | null = null
+
+  /** @param options - see {@link ReplayDiffOptions} */
+  constructor(options: ReplayDiffOptions = {}) {
+    this.sessionOptions = { ...options, emit: 'diffs', idGenerator: options.idGenerator ?? counterIds() }
+    this.complete = options.completeOnEnd ?? true
+    new DiffSession(this.sessionOptions) // checks the options now, not at the first chunk
+  }
+
+  /** The records one event gives (often none or one). */
+  push(e: ReplayEvent): DiffRecord[] {
+    const out: DiffRecord[] = []
+    if (e.type === 'message') {
+      this.closeTurn(out)
+      this.turn = e.id
+      this.base = 0
+      out.push(e.meta === undefined ? { op: 'message', id: e.id } : { op: 'message', id: e.id, meta: e.meta })
+    } else if (e.type === 'end') {
+      this.closeTurn(out)
+    } else {
+      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', 'replay: a chunk outside any message (no message event before it)')
+      if (e.kind === 'text') {
+        if (this.text === null) {
+          this.endSegment(out)
+          this.text = new DiffSession(this.sessionOptions)
+        }
+        const records = this.text.push(e.text).records
+        for (const r of records) out.push(shift(r as DiffRecord, this.base))
+      } else {
+        if (this.reasoning === null) {
+          this.endSegment(out)
+          this.reasoning = new ReasoningSegment(this.base)
+        }
+        this.reasoning.push(e.text, out as BlockDiff[])
+      }
+    }
+    return out
+  }
+
+  /** Closes a turn left open by the events (a log cut short): its last records. */
+  end(): DiffRecord[] {
+    const out: DiffRecord[] = []
+    this.closeTurn(out)
+    return out
+  }
+
+  private closeTurn(out: DiffRecord[]): void {
+    if (this.turn === null) return
+    this.endSegment(out)
+    out.push({ op: 'end', id: this.turn })
+    this.turn = null
+  }
+
+  private endSegment(out: DiffRecord[]): void {
+    if (this.text !== null) {
+      for (const r of this.text.end().records) out.push(shift(r as DiffRecord, this.base))
+      this.base += this.text.blocks.length
+      this.text = null
+    } else if (this.reasoning !== null) {
+      this.reasoning.end(out as BlockDiff[], this.complete)
+      this.base += this.reasoning.size
+      this.reasoning = null
+    }
+  }
+}
+
+/**
+ * {@link ReplayDiffer} over an (async) iterable of events, or of batches of events (from
+ * {@link readLogBatches}): the diff records one by one.
  * @example
  * ```ts
  * import { createReadStream } from 'node:fs'
@@ -103,70 +187,20 @@ class ReasoningSegment {
  * ```
  */
 export async function* replayDiffs(
-  events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>,
+  events: AsyncIterable<ReplayEvent | readonly ReplayEvent[]> | Iterable<ReplayEvent | readonly ReplayEvent[]>,
   options: ReplayDiffOptions = {},
 ): AsyncGenerator<DiffRecord, void, undefined> {
-  const sessionOptions: StreamParseOptions = { ...options, emit: 'diffs', idGenerator: options.idGenerator ?? counterIds() }
-  const complete = options.completeOnEnd ?? true
-  new DiffSession(sessionOptions) // checks the options before the first turn, not at its first chunk
-  let turn: string | null = null
-  let base = 0
-  let text: DiffSession | null = null
-  let reasoning: ReasoningSegment | null = null
-  const out: BlockDiff[] = []
-
-  /** Ends the open segment, returning its closing records. */
-  const endSegment = (): DiffRecord[] => {
-    const records: DiffRecord[] = []
-    if (text !== null) {
-      for (const r of text.end().records) records.push(shift(r as DiffRecord, base))
-      base += text.blocks.length
-      text = null
-    } else if (reasoning !== null) {
-      reasoning.end(out, complete)
-      records.push(...out)
-      out.length = 0
-      base += reasoning.size
-      reasoning = null
-    }
-    return records
-  }
-
+  const differ = new ReplayDiffer(options)
   for await (const e of events) {
-    if (e.type === 'message') {
-      if (turn !== null) {
-        yield* endSegment()
-        yield { op: 'end', id: turn }
-      }
-      turn = e.id
-      base = 0
-      yield e.meta === undefined ? { op: 'message', id: e.id } : { op: 'message', id: e.id, meta: e.meta }
-    } else if (e.type === 'end') {
-      if (turn === null) continue
-      yield* endSegment()
-      yield { op: 'end', id: turn }
-      turn = null
+    if (isBatch(e)) {
+      for (const one of e) yield* differ.push(one)
     } else {
-      if (turn === null) throw new TagstreamError('ERR_BAD_LOG', 'replay: a chunk outside any message (no message event before it)')
-      if (e.kind === 'text') {
-        if (text === null) {
-          yield* endSegment()
-          text = new DiffSession(sessionOptions)
-        }
-        for (const r of text.push(e.text).records) yield shift(r as DiffRecord, base)
-      } else {
-        if (reasoning === null) {
-          yield* endSegment()
-          reasoning = new ReasoningSegment(base)
-        }
-        reasoning.push(e.text, out)
-        yield* out
-        out.length = 0
-      }
+      yield* differ.push(e)
     }
   }
-  if (turn !== null) {
-    yield* endSegment()
-    yield { op: 'end', id: turn }
-  }
+  yield* differ.end()
+}
+
+function isBatch(e: ReplayEvent | readonly ReplayEvent[]): e is readonly ReplayEvent[] {
+  return Array.isArray(e)
 }

@@ -3,9 +3,9 @@
  * same (`data: {"choices":[{"delta":{"content":…}}]}` … `data: [DONE]`).
  * @module
  */
-import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type ReplayEvent } from './events.js'
-import { eventJson, sseEvents } from './sse.js'
-import type { LogSource } from './events.js'
+import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
+import { flatten, mapBatches } from './source.js'
+import { eventJson, sseEventBatches } from './sse.js'
 
 /**
  * A piece of model output from an SDK stream: `text` for the tag parser, `reasoning` for a
@@ -87,30 +87,33 @@ export async function* openAIText(stream: AsyncIterable<unknown>): AsyncGenerato
  * for await (const e of readOpenAISse(createReadStream('openai.sse'), { file: 'openai.sse' })) console.log(e)
  * ```
  */
-export async function* readOpenAISse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+export function readOpenAISse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+  return flatten(openAISseBatches(source, options))
+}
+
+/** {@link readOpenAISse} in batches, one per input chunk. @internal */
+export async function* openAISseBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   let turn = 0
   let open: string | null = null
   let completionId: unknown
   let t = 0
-  for await (const e of sseEvents(source, report)) {
+  yield* mapBatches(sseEventBatches(source, report), (e, out: ReplayEvent[]) => {
     if (e.data.trim() === '[DONE]') {
-      if (open !== null) yield { type: 'end', id: open }
+      if (open !== null) out.push({ type: 'end', id: open })
       open = null
-      continue
+      return
     }
     const chunk = eventJson(e, report)
-    if (chunk === undefined) continue
+    if (chunk === undefined) return
     if (!isObject(chunk) || (!Array.isArray(chunk.choices) && !isObject(chunk.error))) {
-      report.bad(`event ${e.n}`, 'expected a chat.completion.chunk object with "choices"', { event: e.n })
-      continue
+      return report.bad(`event ${e.n}`, 'expected a chat.completion.chunk object with "choices"', { event: e.n })
     }
     if (isObject(chunk.error)) {
-      report.bad(`event ${e.n}`, `the stream reported an error: ${String(chunk.error.message ?? JSON.stringify(chunk.error))}`, { event: e.n })
-      continue
+      return report.bad(`event ${e.n}`, `the stream reported an error: ${String(chunk.error.message ?? JSON.stringify(chunk.error))}`, { event: e.n })
     }
     if (open !== null && chunk.id !== undefined && completionId !== undefined && chunk.id !== completionId) {
-      yield { type: 'end', id: open }
+      out.push({ type: 'end', id: open })
       open = null
     }
     if (open === null) {
@@ -120,12 +123,12 @@ export async function* readOpenAISse(source: LogSource, options: LogReadOptions 
       const meta: Record<string, unknown> = {}
       if (typeof chunk.id === 'string') meta.id = chunk.id
       if (typeof chunk.model === 'string') meta.model = chunk.model
-      yield { type: 'message', id: open, meta }
+      out.push({ type: 'message', id: open, meta })
     }
     for (const c of openAIDeltas(chunk)) {
-      yield { type: 'chunk', kind: c.kind, text: c.text, t }
+      out.push({ type: 'chunk', kind: c.kind, text: c.text, t })
       t += SYNTHETIC_INTERVAL_MS
     }
-  }
-  if (open !== null) yield { type: 'end', id: open }
+  })
+  if (open !== null) yield [{ type: 'end', id: open }]
 }

@@ -32,7 +32,13 @@ export interface PaceOptions {
  * for await (const d of replayDiffs(pace(readLog(createReadStream('log.jsonl')), { speed: 1 }))) console.log(d)
  * ```
  */
-export async function* pace(events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>, options: PaceOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
+export function pace(events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>, options?: PaceOptions): AsyncGenerator<ReplayEvent, void, undefined>
+/** Batches (from {@link readLogBatches}) are paced too: a batch is cut where a chunk must wait. */
+export function pace(batches: AsyncIterable<readonly ReplayEvent[]> | Iterable<readonly ReplayEvent[]>, options?: PaceOptions): AsyncGenerator<readonly ReplayEvent[], void, undefined>
+export async function* pace(
+  events: AsyncIterable<ReplayEvent | readonly ReplayEvent[]> | Iterable<ReplayEvent | readonly ReplayEvent[]>,
+  options: PaceOptions = {},
+): AsyncGenerator<ReplayEvent | readonly ReplayEvent[], void, undefined> {
   const speed = options.speed ?? 0
   if (typeof speed !== 'number' || !(speed >= 0) || !Number.isFinite(speed)) {
     throw new TagstreamError('ERR_INVALID_OPTION', `option speed must be a finite number >= 0, got ${JSON.stringify(speed)}`, { option: 'speed' })
@@ -42,13 +48,30 @@ export async function* pace(events: AsyncIterable<ReplayEvent> | Iterable<Replay
     return
   }
   let start = performance.now()
-  for await (const e of events) {
+  /** How long `e` must wait (ms), having reset the clock at a turn's start. */
+  const delay = (e: ReplayEvent): number => {
     if (e.type === 'message') start = performance.now()
-    else if (e.type === 'chunk') {
-      const wait = start + e.t / speed - performance.now()
+    else if (e.type === 'chunk') return start + e.t / speed - performance.now()
+    return 0
+  }
+  for await (const item of events) {
+    if (!Array.isArray(item)) {
+      const wait = delay(item as ReplayEvent)
       if (wait >= 1) await sleep(wait, undefined, { signal: options.signal })
+      yield item
+      continue
     }
-    yield e
+    let pending: ReplayEvent[] = []
+    for (const e of item as readonly ReplayEvent[]) {
+      const wait = delay(e)
+      if (wait >= 1) {
+        if (pending.length > 0) yield pending
+        pending = []
+        await sleep(wait, undefined, { signal: options.signal })
+      }
+      pending.push(e)
+    }
+    if (pending.length > 0) yield pending
   }
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { finished, type Readable } from 'node:stream'
 import type { LogSource } from './events.js'
 
 /** Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal */
@@ -60,4 +61,62 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     await it.return?.()
   }
   return { head, source: again(), close }
+}
+
+/**
+ * Everything an object-mode Readable has buffered, taken at once, one array per wake-up: a
+ * reader that handles millions of small items pays one await per batch instead of one per item.
+ * Errors of the stream are thrown; stopping early destroys it.
+ * @internal
+ */
+export async function* readBatches<T>(stream: Readable): AsyncGenerator<T[], void, undefined> {
+  let wake: () => void = () => {}
+  let ended: Error | null | undefined // undefined: running; null: ended; Error: failed
+  const onReadable = (): void => wake()
+  stream.on('readable', onReadable)
+  const cleanup = finished(stream, { writable: false }, (err) => {
+    ended = err ?? null
+    wake()
+  })
+  try {
+    for (;;) {
+      const batch: T[] = []
+      if (!stream.destroyed) {
+        let item: T | null
+        while ((item = stream.read() as T | null) !== null) batch.push(item)
+      }
+      if (batch.length > 0) yield batch
+      else if (ended instanceof Error) throw ended
+      else if (ended === null) return
+      else await new Promise<void>((resolve) => { wake = resolve })
+    }
+  } finally {
+    stream.off('readable', onReadable)
+    cleanup()
+    if (ended === undefined) stream.destroy()
+  }
+}
+
+/** One item at a time from batches. @internal */
+export async function* flatten<T>(batches: AsyncIterable<readonly T[]>): AsyncGenerator<T, void, undefined> {
+  for await (const b of batches) yield* b
+}
+
+/**
+ * Maps each batch through `each`, which appends the events of one item to `out`. If `each`
+ * throws (a malformed item in `fail` mode), what the batch gave before it is yielded first, so
+ * the output stops exactly at the bad item whatever the batching.
+ * @internal
+ */
+export async function* mapBatches<I, O>(batches: AsyncIterable<readonly I[]>, each: (item: I, out: O[]) => void): AsyncGenerator<O[], void, undefined> {
+  for await (const items of batches) {
+    const out: O[] = []
+    try {
+      for (const item of items) each(item, out)
+    } catch (err) {
+      if (out.length > 0) yield out
+      throw err
+    }
+    if (out.length > 0) yield out
+  }
 }

@@ -5,9 +5,8 @@
  * @module
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import type { Reporter } from './events.js'
-import { decodeText } from './source.js'
-import type { LogSource } from './events.js'
+import type { LogSource, Reporter } from './events.js'
+import { decodeText, mapBatches } from './source.js'
 
 /** One SSE event with its 1-based number in the capture, for error messages. @internal */
 export interface NumberedEvent {
@@ -17,37 +16,37 @@ export interface NumberedEvent {
 }
 
 /**
- * Yields the events of an SSE capture. A line the SSE grammar does not know (`garbage`) is a
- * malformed event: reported through `report` (fatal, or skipped with a warning). A capture
- * whose last event lacks its closing blank line still yields that event: a cut capture then
- * shows up as a malformed payload instead of vanishing.
+ * Yields the events of an SSE capture, one batch per input chunk. A line the SSE grammar does
+ * not know (`garbage`) is a malformed event: reported through `report` (fatal, or skipped with
+ * a warning). A capture whose last event lacks its closing blank line still yields that event:
+ * a cut capture then shows up as a malformed payload instead of vanishing.
  * @internal
  */
-export async function* sseEvents(source: LogSource, report: Reporter): AsyncGenerator<NumberedEvent, void, undefined> {
+export async function* sseEventBatches(source: LogSource, report: Reporter): AsyncGenerator<NumberedEvent[], void, undefined> {
   const queue: (EventSourceMessage | Error)[] = []
   const parser = createParser({
     onEvent: (e) => queue.push(e),
     onError: (e) => queue.push(e),
   })
   let n = 0
-  function* drain(): Generator<NumberedEvent, void, undefined> {
-    for (const e of queue) {
-      n++
-      if (e instanceof Error) {
-        const line = (e as Error & { line?: string }).line
-        report.bad(`event ${n}`, `not an SSE line${line === undefined ? '' : ` ${JSON.stringify(line.slice(0, 60))}`} (${e.message})`, { event: n })
-        continue
-      }
-      yield { n, event: e.event, data: e.data }
+  const drain = (e: EventSourceMessage | Error, out: NumberedEvent[]): void => {
+    n++
+    if (!(e instanceof Error)) {
+      out.push({ n, event: e.event, data: e.data })
+      return
     }
-    queue.length = 0
+    const line = (e as Error & { line?: string }).line
+    report.bad(`event ${n}`, `not an SSE line${line === undefined ? '' : ` ${JSON.stringify(line.slice(0, 60))}`} (${e.message})`, { event: n })
   }
-  for await (const s of decodeText(source)) {
-    parser.feed(s)
-    yield* drain()
+  async function* parsed(): AsyncGenerator<(EventSourceMessage | Error)[], void, undefined> {
+    for await (const s of decodeText(source)) {
+      parser.feed(s)
+      yield queue.splice(0)
+    }
+    parser.feed('\n\n')
+    yield queue.splice(0)
   }
-  parser.feed('\n\n')
-  yield* drain()
+  yield* mapBatches(parsed(), drain)
 }
 
 /** Parses an event's JSON payload, or reports it; `undefined` when skipped. @internal */

@@ -1,0 +1,122 @@
+/**
+ * `tagstream present [file]`: the Presenter demo (examples/present.ts) on a model's text or on
+ * each assistant turn of a log: text shown as it streams, each tool call approved (y/n) and run
+ * by a dry-run executor.
+ */
+import { openSync } from 'node:fs'
+import { ReadStream } from 'node:tty'
+import type { Readable } from 'node:stream'
+import { detectLogFormat, LOG_FORMATS, pace, readLog, replayTurns, type LogFormat } from 'tagstream'
+import { choice, flag, num, parseCommand, UsageError } from './args.js'
+import { openInput, printWarning } from './io.js'
+import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
+import { makeStyle, wantColor } from './render.js'
+
+/** What examples/present.ts offers (written alongside the Presenter). */
+type PresentDemo = (opts: {
+  input: NodeJS.ReadableStream | AsyncIterable<string | Uint8Array>
+  autoApprove: boolean
+  color: boolean
+  out: NodeJS.WritableStream
+  ttyIn?: NodeJS.ReadableStream
+  parse?: Record<string, unknown>
+}) => Promise<unknown>
+
+async function loadDemo(): Promise<PresentDemo> {
+  const path = '../present.js'
+  return ((await import(path)) as { presentDemo: PresentDemo }).presentDemo
+}
+
+/** Help of `present`. */
+export const presentHelp = `Usage: tagstream present [options] [FILE]
+
+The Presenter demo: shows a model's text as it streams and runs its tool calls one at a time
+through a dry-run executor (nothing is executed; each call says what it would do), asking
+y/n for each call that is not read-only. FILE (or stdin) is plain model text, or a log of any
+format 'replay' reads, presented one assistant turn after another.
+
+Answers are read from the terminal; when FILE is given they may also come from stdin
+(printf 'y\\nn\\n' | tagstream present reply.txt).
+
+Options:
+  -y, --yes                approve every call without asking
+  --format F               text, chunklog, cline, openai or anthropic (default: detected)
+  --speed N                pace of a log: N x recorded (default 1 on a terminal, else 0)
+  --color, --no-color      colours (default: on a terminal without NO_COLOR)
+  --ids counter|nanoid     call ids (default nanoid)
+${parserFlagsHelp}
+  -h, --help               this help
+`
+
+/** Where y/n answers come from: stdin if it is not the text, else the terminal itself. */
+function answers(textFromStdin: boolean): NodeJS.ReadableStream | undefined {
+  if (!textFromStdin) return process.stdin
+  try {
+    return new ReadStream(openSync('/dev/tty', 'r'))
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs `present`. */
+export async function presentCommandMain(argv: string[]): Promise<void> {
+  const p = parseCommand('present', argv, {
+    ...parserFlags,
+    yes: { type: 'boolean', short: 'y' },
+    format: { type: 'string' },
+    speed: { type: 'string' },
+    color: { type: 'boolean' },
+    'no-color': { type: 'boolean' },
+  })
+  if (flag(p, 'help')) {
+    process.stdout.write(presentHelp)
+    return
+  }
+  if (p.positionals.length > 1) throw new UsageError(`expected at most one FILE, got ${p.positionals.length}`, 'present')
+  const format = choice<LogFormat | 'text'>(p, 'format', ['text', ...LOG_FORMATS])
+  const speed = num(p, 'speed', process.stdout.isTTY === true ? 1 : 0, 0)
+  const autoApprove = flag(p, 'yes')
+  const color = wantColor(process.stdout, flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined)
+  const parse = toParseOptions(readParserFlags(p), readIds(p, 'nanoid')) as Record<string, unknown>
+  const input = openInput(p.positionals[0])
+  const ttyIn = autoApprove ? undefined : answers(input.stream === process.stdin)
+  if (!autoApprove && ttyIn === undefined) throw new UsageError('no terminal to ask for approval: pass --yes, or give the text as FILE and the answers on stdin', 'present')
+  const st = makeStyle(color)
+  const presentDemo = await loadDemo()
+  try {
+    const { head, source } = await sniff(input.stream)
+    const logFormat = format === 'text' ? undefined : format ?? detectLogFormat(head)
+    if (logFormat === undefined) {
+      await presentDemo({ input: source, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }), parse })
+      return
+    }
+    const events = pace(readLog(source, { file: input.name, format: logFormat, onWarning: printWarning }), { speed })
+    for await (const turn of replayTurns(events)) {
+      process.stdout.write(st.dim(`── ${turn.id} ${'─'.repeat(30)}`) + '\n')
+      const text = (async function* () {
+        for await (const c of turn.chunks) if (c.kind === 'text') yield c.text
+      })()
+      await presentDemo({ input: text, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }), parse })
+      process.stdout.write('\n')
+    }
+  } finally {
+    if (ttyIn !== undefined && ttyIn !== process.stdin) (ttyIn as ReadStream).destroy()
+  }
+}
+
+/** The first bytes, to tell a log from text, and the whole input again. */
+async function sniff(stream: Readable): Promise<{ head: string; source: AsyncIterable<Buffer> }> {
+  const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
+  const first = await it.next()
+  const head = first.done === true ? '' : first.value.toString('utf8', 0, 4096)
+  const source = (async function* () {
+    if (first.done !== true) yield first.value
+    for (;;) {
+      const r = await it.next()
+      if (r.done === true) return
+      yield r.value
+    }
+  })()
+  return { head, source }
+}
+

@@ -1,0 +1,97 @@
+/**
+ * `tagstream replay <file>`: a recorded conversation (chunk log, Cline history, SSE capture) to
+ * NDJSON diffs framed per assistant turn, or to a live terminal view.
+ */
+import { LOG_FORMATS, pace, readLogBatches, ReplayDiffer, type DiffRecord, type LogFormat } from 'tagstream'
+import { choice, flag, num, parseCommand, UsageError } from './args.js'
+import { LineWriter, openInput, printWarning } from './io.js'
+import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
+import { withProgress, wantProgress } from './progress.js'
+import { recordLine } from './ndjson.js'
+import { makeStyle, TerminalRenderer, wantColor } from './render.js'
+
+/** Help of `replay`. */
+export const replayHelp = `Usage: tagstream replay [options] FILE
+
+Replays the assistant turns of a recorded conversation through the parser. FILE (or - for
+stdin) is a chunk log (JSONL, as written by 'tagstream record'), a Cline task history
+(api_conversation_history.json), or an SSE capture of an OpenAI chat-completions or Anthropic
+messages stream; the format is detected from the first bytes.
+
+Output: one JSON record per line, each turn framed by {"op":"message","id":"turn-N"} and
+{"op":"end","id":"turn-N"}. Provider reasoning (Anthropic thinking, a history's thinking
+parts) becomes a "reasoning" block. The same file and options give the same bytes.
+
+Options:
+  --format F               chunklog, cline, openai or anthropic (default: detected)
+  --render                 a live terminal view instead of NDJSON
+  --speed N                N x the recorded pace; 0 = as fast as possible (default: 1 on a
+                           terminal, 0 otherwise). Histories and SSE captures have no timings:
+                           their chunks are paced 30 ms apart.
+  --on-error fail|skip     a malformed line or event: fail naming it (default), or warn and
+                           skip it
+  --ids counter|nanoid     call ids: call_1, call_2, … across the file (default), or random
+  --color, --no-color      colours in --render (default: on a terminal without NO_COLOR)
+  --no-progress            no progress bar (shown on stderr for files over 1 MB when stderr
+                           is a terminal and stdout is not)
+${parserFlagsHelp}
+  -h, --help               this help
+
+Examples:
+  tagstream replay examples/logs/cline_task_history.json --render --speed 2
+  tagstream replay capture.sse --ids counter | jq -c 'select(.op == "add")'
+`
+
+/** Runs `replay`. */
+export async function replayCommandMain(argv: string[]): Promise<void> {
+  const p = parseCommand('replay', argv, {
+    ...parserFlags,
+    format: { type: 'string' },
+    render: { type: 'boolean' },
+    speed: { type: 'string' },
+    'on-error': { type: 'string' },
+    color: { type: 'boolean' },
+    'no-color': { type: 'boolean' },
+    'no-progress': { type: 'boolean' },
+  })
+  if (flag(p, 'help')) {
+    process.stdout.write(replayHelp)
+    return
+  }
+  if (p.positionals.length !== 1) throw new UsageError(p.positionals.length === 0 ? 'expected a FILE to replay (- for stdin)' : `expected one FILE, got ${p.positionals.length}`, 'replay')
+  const format = choice<LogFormat>(p, 'format', LOG_FORMATS)
+  const onError = choice(p, 'on-error', ['fail', 'skip'] as const, 'fail')
+  const tty = process.stdout.isTTY === true
+  const speed = num(p, 'speed', tty ? 1 : 0, 0)
+  const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
+  const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined
+  const input = openInput(p.positionals[0])
+  const source = input.size !== undefined && wantProgress(input.size, flag(p, 'no-progress'))
+    ? withProgress(input.stream, input.size)
+    : input.stream
+  const batches = pace(readLogBatches(source, {
+    file: input.name,
+    onError,
+    onWarning: printWarning,
+    ...(format === undefined ? {} : { format }),
+  }), { speed })
+  const differ = new ReplayDiffer(options)
+  const out = new LineWriter(process.stdout, tty || speed > 0)
+  let emit: (r: DiffRecord) => void
+  if (flag(p, 'render')) {
+    const view = new TerminalRenderer((s) => out.text(s), makeStyle(wantColor(process.stdout, colorFlag)))
+    emit = (r) => view.push(r)
+  } else {
+    emit = (r) => out.text(recordLine(r) + '\n')
+  }
+  try {
+    for await (const batch of batches) {
+      for (const e of batch) for (const r of differ.push(e)) emit(r)
+      const wait = out.settle()
+      if (wait !== undefined) await wait
+    }
+    for (const r of differ.end()) emit(r)
+  } finally {
+    await out.flush()
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * What `stats` measures in one file, and how results add up. Runs in the main thread
+ * (--jobs 1) or in workers; results are plain data so they cross threads as they are.
+ */
+import { detectLogFormat, parseAssistantMessage, readLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
+import { openInput } from './io.js'
+import { loadDialect, type ParserFlags } from './parse-options.js'
+
+/** Counts of one file, or of all of them. */
+export interface FileStats {
+  file: string
+  format: LogFormat | 'mixed'
+  /** Size of the file. */
+  bytes: number
+  /** Assistant turns. */
+  turns: number
+  /** Text of those turns (what is parsed), and provider reasoning. */
+  textBytes: number
+  reasoningBytes: number
+  /** Tool calls by name. */
+  toolCalls: Record<string, number>
+  toolCallsTotal: number
+  /** Calls whose closing tag never came: the turn ended inside them. */
+  unclosedCalls: number
+  /** Turns that ended inside a tool's opening tag (`<execute_c`): a call cut before it began. */
+  truncatedCalls: number
+  /** Tags that look like tool calls but name no tool of the dialect, by name. */
+  unknownTags: Record<string, number>
+  /** Time spent parsing, and the parse throughput it gives. */
+  parseMs: number
+  parseMBps: number
+  /** Wall-clock time for the file (read + parse). */
+  wallMs: number
+  /** Lines or events skipped with --on-error skip. */
+  skipped: number
+}
+
+/** Options that reach every file, serialisable for worker threads. */
+export interface StatsJob {
+  flags: ParserFlags
+  format?: LogFormat
+  onError: 'fail' | 'skip'
+}
+
+const UNKNOWN_NAME = /^<\s*([^\s<>/]+)/u
+
+function add(into: Record<string, number>, key: string, n = 1): void {
+  into[key] = (into[key] ?? 0) + n
+}
+
+/** Reads one file and counts. Warnings go to `warn` (skipped lines). */
+export async function statsOfFile(file: string, job: StatsJob, warn: (w: TagstreamError) => void): Promise<FileStats> {
+  const t0 = performance.now()
+  const input = openInput(file)
+  const options: ParseOptions = { ...(job.flags.options as Partial<ParseOptions>), final: true, diagnostics: true, idGenerator: () => '' }
+  if (job.flags.profile !== undefined) options.profile = job.flags.profile
+  if (job.flags.dialectFile !== undefined) options.dialect = loadDialect(job.flags.dialectFile)
+  const s: FileStats = {
+    file, format: job.format ?? 'chunklog', bytes: input.size ?? 0, turns: 0, textBytes: 0, reasoningBytes: 0,
+    toolCalls: {}, toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: {}, parseMs: 0, parseMBps: 0, wallMs: 0, skipped: 0,
+  }
+  let sniffed = false
+  const source = (async function* () {
+    for await (const chunk of input.stream as AsyncIterable<Buffer>) {
+      if (!sniffed && job.format === undefined) {
+        sniffed = true
+        s.format = detectLogFormat(chunk.toString('utf8', 0, 4096)) ?? s.format
+      }
+      yield chunk
+    }
+  })()
+  const events = readLog(source, {
+    file,
+    onError: job.onError,
+    onWarning: (w) => {
+      s.skipped++
+      warn(w)
+    },
+    ...(job.format === undefined ? {} : { format: job.format }),
+  })
+  let parts: string[] = []
+  for await (const e of events) {
+    if (e.type === 'message') {
+      parts = []
+      s.turns++
+    } else if (e.type === 'chunk') {
+      if (e.kind === 'reasoning') s.reasoningBytes += Buffer.byteLength(e.text)
+      else parts.push(e.text)
+    } else {
+      const text = parts.join('')
+      parts = []
+      s.textBytes += Buffer.byteLength(text)
+      const p0 = performance.now()
+      const { blocks, diagnostics } = parseAssistantMessage(text, options as ParseOptions & { diagnostics: true })
+      s.parseMs += performance.now() - p0
+      for (const b of blocks) {
+        if (b.type !== 'tool_use') continue
+        add(s.toolCalls, b.name)
+        s.toolCallsTotal++
+      }
+      for (const d of diagnostics) {
+        if (d.code === 'unclosed-tool') s.unclosedCalls++
+        else if (d.code === 'truncated-open-tag') s.truncatedCalls++
+        else if (d.code === 'unknown-tool') add(s.unknownTags, UNKNOWN_NAME.exec(text.slice(d.offset, d.offset + 200))?.[1] ?? '?')
+      }
+    }
+  }
+  s.wallMs = performance.now() - t0
+  s.parseMBps = s.parseMs > 0 ? s.textBytes / 1e6 / (s.parseMs / 1000) : 0
+  return s
+}
+
+/** The sum of several files' counts. */
+export function totalOf(files: FileStats[], wallMs: number): FileStats {
+  const t: FileStats = {
+    file: 'total', format: 'mixed', bytes: 0, turns: 0, textBytes: 0, reasoningBytes: 0, toolCalls: {}, toolCallsTotal: 0,
+    unclosedCalls: 0, truncatedCalls: 0, unknownTags: {}, parseMs: 0, parseMBps: 0, wallMs, skipped: 0,
+  }
+  for (const f of files) {
+    for (const k of ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'parseMs', 'skipped'] as const) t[k] += f[k]
+    for (const [n, c] of Object.entries(f.toolCalls)) add(t.toolCalls, n, c)
+    for (const [n, c] of Object.entries(f.unknownTags)) add(t.unknownTags, n, c)
+  }
+  const formats = new Set(files.map((f) => f.format))
+  if (formats.size === 1) t.format = [...formats][0]!
+  t.parseMBps = t.parseMs > 0 ? t.textBytes / 1e6 / (t.parseMs / 1000) : 0
+  return t
+}
