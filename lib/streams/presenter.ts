@@ -480,6 +480,7 @@ export class Presenter extends Writable {
 
   private ingest(records: readonly unknown[], from: number): Maybe {
     for (let i = from; i < records.length; i++) {
+      if (this.stopped !== null && !this.marked) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
         for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
@@ -508,7 +509,6 @@ export class Presenter extends Writable {
 
   /** Applies one diff, keeping the cursor block's display state in step. */
   private take(d: BlockDiff): void {
-    if (this.stopped !== null && !this.marked) return // input after an interrupt is not read
     const cursor = this.index
     switch (d.op) {
       case 'truncate':
