@@ -255,7 +255,9 @@ type Maybe = Promise<void> | undefined
  * - `tool` ({@link ToolUseBlock}): a complete tool block is about to be executed;
  * - `result` ({@link ToolResult}): a result was recorded (any status);
  * - `interrupt` ({@link InterruptInfo}): case 3 or 4 of SPEC 7 happened; emitted as soon as the
- *   tool's result is recorded, whatever follows;
+ *   tool's result is recorded, whatever follows. The tools the presenter had already received
+ *   get `skipped` results; the rest of the input is never read (there is no way to know what it
+ *   held without draining the model's stream, which is what the interrupt avoids);
  * - `ready` (`ToolResult[]`): every block is handled and the results are final: once the input
  *   ended, or right after an `interrupt`. Comes before `finish` (or before the teardown, see
  *   {@link InterruptError}).
