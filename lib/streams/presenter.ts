@@ -239,6 +239,11 @@ function copyTool(b: ToolUseBlock): ToolUseBlock {
 }
 
 type Callback = (err?: Error | null) => void
+const WRITE = 0
+const WRITEV = 1
+const END = 2
+const TIMER = 3
+type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
 type Maybe = Promise<void> | undefined
 
 /**
@@ -323,6 +328,8 @@ export class Presenter extends Writable {
   private shownLead = false
   private shownText = ''
   private lastUpdateAt = 0
+  private lastPath = ''
+  private lastKey: string | undefined = undefined
   private readonly cleaner = new TextCleaner()
 
   private readonly done: ToolResult[] = []
@@ -332,7 +339,7 @@ export class Presenter extends Writable {
   private running: { block: ToolUseBlock; controller: AbortController } | null = null
   private timer: NodeJS.Timeout | undefined
   private busy = false
-  private readonly waiting: (() => void)[] = []
+  private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
 
   /** @param options - see {@link PresenterOptions} */
   constructor(options: PresenterOptions) {
@@ -400,7 +407,7 @@ export class Presenter extends Writable {
 
   /** @internal */
   override _write(record: unknown, _encoding: BufferEncoding, callback: Callback): void {
-    this.serial(() => this.ingest([record], 0), callback)
+    this.serial(WRITE, record, callback)
   }
 
   /**
@@ -410,12 +417,12 @@ export class Presenter extends Writable {
    */
   override _writev(chunks: { chunk: unknown }[], callback: Callback): void {
     const records = chunks.map((c) => c.chunk)
-    this.serial(() => this.ingest(records, 0), callback)
+    this.serial(WRITEV, records, callback)
   }
 
   /** @internal */
   override _final(callback: Callback): void {
-    this.serial(() => this.endInput(), callback)
+    this.serial(END, null, callback)
   }
 
   /** @internal */
@@ -440,14 +447,26 @@ export class Presenter extends Writable {
    * timer is the only other source of work. Synchronous tasks stay synchronous, which keeps the
    * common path (no-op or sync hooks) free of promise overhead.
    */
-  private serial(task: () => Maybe, done: Callback): void {
+  private serial(kind: TaskKind, arg: unknown, done: Callback): void {
     if (this.busy) {
-      this.waiting.push(() => this.serial(task, done))
+      this.waiting.push({ kind, arg, done })
       return
     }
     let p: Maybe
     try {
-      p = task()
+      // no closure per write: this runs once per diff
+      if (kind === WRITE) {
+        const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
+        if (op === 'ignored') p = undefined // input after an interrupt is not read
+        else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
+          this.take(arg as BlockDiff)
+          p = this.advance()
+        } else {
+          p = this.ingest([arg], 0)
+        }
+      } else if (kind === WRITEV) p = this.ingest(arg as unknown[], 0)
+      else if (kind === END) p = this.endInput()
+      else p = this.advance()
     } catch (err) {
       this.settle(done, err)
       return
@@ -475,7 +494,7 @@ export class Presenter extends Writable {
     } else {
       done()
     }
-    if (next !== undefined) next()
+    if (next !== undefined) this.serial(next.kind, next.arg, next.done)
   }
 
   // ---- records -----------------------------------------------------------------------------
@@ -512,6 +531,31 @@ export class Presenter extends Writable {
   /** Applies one diff, keeping the cursor block's display state in step. */
   private take(d: BlockDiff): void {
     const cursor = this.index
+    // the common case, growth of the open block, without the generic path's copies and checks
+    if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
+      const b = this.snap[d.index]!
+      if (b.type === 'text' && d.path === 'content') {
+        b.content += d.text
+        if (d.index === cursor) {
+          this.dirty = true
+          this.cleaner.append(d.text)
+        }
+        return
+      }
+      if (b.type === 'tool_use' && typeof d.path === 'string') {
+        if (d.path !== this.lastPath) {
+          this.lastPath = d.path
+          this.lastKey = d.path.startsWith('params.') ? d.path.slice(7) : undefined
+        }
+        const key = this.lastKey
+        const v = key === undefined ? undefined : b.params[key]
+        if (v !== undefined) {
+          b.params[key!] = v + d.text
+          if (d.index === cursor) this.dirty = true
+          return
+        }
+      }
+    }
     switch (d.op) {
       case 'truncate':
         if (typeof d.length === 'number' && d.length < cursor) this.handled(d, d.length)
@@ -647,7 +691,7 @@ export class Presenter extends Writable {
       this.timer = setTimeout(() => {
         this.timer = undefined
         if (this.destroyed) return
-        this.serial(() => this.advance(), (err) => { if (err) this.destroy(err) })
+        this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
       }, wait)
     }
     return true
