@@ -329,6 +329,11 @@ t.test('checkpoint that fails: tools that write get an error result instead of r
   ])
   t.same(ran, ['read_file'])
   t.match(p.results[1], { status: 'error', content: /checkpoint.*git is not installed/ })
+  // an attempt that failed this way still counts as the message's one tool
+  const q = createPresenter({ checkpoint: Promise.reject(new Error('no git')), executeTool: (b) => { ran.push(b.name); return 'ok' } })
+  await feed(q, [[write('w'), read('r')] as unknown as DiffRecord])
+  t.same(q.results.map((r) => r.status), ['error', 'skipped'])
+  t.equal(q.interrupted?.reason, 'tool-used')
 })
 
 t.test('7.6 ready fires once with the results, before finish; pipeline resolves', async (t) => {

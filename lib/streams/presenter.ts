@@ -140,8 +140,10 @@ export interface PresenterOptions {
   /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
   onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
   /**
-   * `false` (default): the first tool run ends the message; later tools get `skipped` results,
-   * later text is not shown, `interrupt` fires. `true`: every tool runs, still one at a time.
+   * `false` (default): the first tool attempted (run, even if it throws, or refused by a failed
+   * checkpoint) ends the message; later tools get `skipped` results, later text is not shown,
+   * `interrupt` fires. `true`: every tool runs, still one at a time. A call cut off by the end of
+   * the input is not an attempt: nothing follows it anyway.
    */
   parallelToolCalls?: boolean
   /** Tools that never wait for the `checkpoint`; default: the dialect's `readOnlyTools`. */
@@ -716,6 +718,8 @@ export class Presenter extends Writable {
       if (failed !== undefined) {
         this.record(b, 'error', `Tool [${b.name}] was not executed: the checkpoint before it failed (${errorMessage(failed.error)}).`)
         this.moveOn()
+        // the model must read this result before going on, as after any other attempt
+        if (!this.parallel) this.interrupt('tool-used')
         return
       }
       this.checkpoint = undefined // only the first write waits; later ones find it settled anyway
