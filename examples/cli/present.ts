@@ -12,20 +12,7 @@ import { openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { makeStyle, wantColor } from './render.js'
 
-/** What examples/present.ts offers (written alongside the Presenter). */
-type PresentDemo = (opts: {
-  input: NodeJS.ReadableStream | AsyncIterable<string | Uint8Array>
-  autoApprove: boolean
-  color: boolean
-  out: NodeJS.WritableStream
-  ttyIn?: NodeJS.ReadableStream
-  parse?: Record<string, unknown>
-}) => Promise<unknown>
-
-async function loadDemo(): Promise<PresentDemo> {
-  const path = '../present.js'
-  return ((await import(path)) as { presentDemo: PresentDemo }).presentDemo
-}
+import { presentDemo } from '../present.js'
 
 /** Help of `present`. */
 export const presentHelp = `Usage: tagstream present [options] [FILE]
@@ -82,7 +69,6 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
   const ttyIn = autoApprove ? undefined : answers(input.stream === process.stdin)
   if (!autoApprove && ttyIn === undefined) throw new UsageError('no terminal to ask for approval: pass --yes, or give the text as FILE and the answers on stdin', 'present')
   const st = makeStyle(color)
-  const presentDemo = await loadDemo()
   try {
     const { head, source } = await sniff(input.stream)
     const logFormat = format === 'text' ? undefined : format ?? detectLogFormat(head)
