@@ -249,22 +249,32 @@ export class Engine {
       if (c === LT) return NONE
     }
     if (lim === n && !this.ended) {
-      const inner = this.innerName(w.slice(s + 1), true)
-      if (inner !== null && (tags.prefixes.has(inner) || (unknown && NAME_SO_FAR.test(inner)))) return PARTIAL
+      const raw = w.slice(s + 1)
+      const any = (x: string): boolean => unknown && NAME_SO_FAR.test(x)
+      if (this.cutMatches(raw, (x) => tags.prefixes.has(x) || any(x), (x) => tags.names.has(x) || any(x))) return PARTIAL
     }
     return NONE
   }
 
-  /** The name inside brackets, normalised for `lenientTags`; null if it cannot be a tag. */
-  private innerName(raw: string, partial: boolean): string | null {
+  /**
+   * Could `raw`, the text after a '<' cut by the end of the input, still become a tag?
+   * `prefix` tests a name that may grow; `whole` a name already followed by white space
+   * (`lenientTags`), which only '>' can complete.
+   */
+  private cutMatches(raw: string, prefix: (name: string) => boolean, whole: (name: string) => boolean): boolean {
+    if (!this.o.lenientTags) return prefix(raw)
+    const m = LENIENT_PARTIAL.exec(raw)
+    if (m === null) return false
+    const name = m[1]! + m[2]!
+    return m[2] !== '' && /\s$/u.test(raw) ? whole(name) : prefix(name)
+  }
+
+  /** The name inside the brackets of a whole tag, normalised for `lenientTags`; null if it is no tag. */
+  private innerName(raw: string): string | null {
     if (!this.o.lenientTags) return raw
     // `< / name >`: white space around the slash and the name, never inside the name
-    const m = (partial ? LENIENT_PARTIAL : LENIENT_TAG).exec(raw)
-    if (m === null) return null
-    const name = m[1]! + m[2]!
-    // a cut tag whose name is already followed by white space can only be completed by '>'
-    if (partial && m[2] !== '' && /\s$/u.test(raw)) return this.toolTags.names.has(name) || this.textTags.names.has(name) ? name : null
-    return name
+    const m = LENIENT_TAG.exec(raw)
+    return m === null ? null : m[1]! + m[2]!
   }
 
   /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
@@ -285,7 +295,7 @@ export class Engine {
         from = s + 1
         continue
       }
-      const name = this.innerName(w.slice(s + 1, e), false)
+      const name = this.innerName(w.slice(s + 1, e))
       if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
         this.text.push(w.slice(p, s))
         this.openTag(name)
@@ -391,7 +401,7 @@ export class Engine {
         i = q + 1
         continue
       }
-      const name = this.innerName(w.slice(q + 1, e), false)
+      const name = this.innerName(w.slice(q + 1, e))
       if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
         if (this.span > 0) {
           this.heldAt = base + q
@@ -447,7 +457,7 @@ export class Engine {
         from = s + 1
         continue
       }
-      const name = this.innerName(w.slice(s + 1, e), false)
+      const name = this.innerName(w.slice(s + 1, e))
       if (name !== null && this.params.has(name)) {
         this.flushIgnored(this.diagnostics)
         this.setMode(Mode.Param)
@@ -511,12 +521,11 @@ export class Engine {
     const lim = Math.min(w.length, s + want.length + 2 + LENIENT_SLACK)
     for (let j = s + 1; j < lim; j++) {
       const c = w.charCodeAt(j)
-      if (c === GT) return this.innerName(w.slice(s + 1, j), false) === want ? j : NONE
+      if (c === GT) return this.innerName(w.slice(s + 1, j)) === want ? j : NONE
       if (c === LT) return NONE
     }
     if (lim === w.length && !this.ended) {
-      const inner = this.innerName(w.slice(s + 1), true)
-      if (inner !== null && want.startsWith(inner)) return PARTIAL
+      if (this.cutMatches(w.slice(s + 1), (x) => want.startsWith(x), (x) => x === want)) return PARTIAL
     }
     return NONE
   }
@@ -616,8 +625,8 @@ export class Engine {
     if (!this.o.diagnostics) return out
     const carry = this.carry
     if (this.mode === Mode.Text && carry.length > 1) {
-      const inner = this.innerName(carry.slice(1), true)
-      if (inner !== null && inner.length > 0 && this.textTags.prefixes.has(inner)) {
+      const tags = this.textTags
+      if (this.cutMatches(carry.slice(1), (x) => x.length > 0 && tags.prefixes.has(x), (x) => tags.names.has(x))) {
         out.push({ code: 'truncated-open-tag', message: `the input ended inside an opening tag ${JSON.stringify(carry)}`, offset: this.pos })
       }
     }
@@ -672,8 +681,8 @@ export class Engine {
   private textTail(hide: boolean): string {
     const tail = this.carry
     if (hide && tail.length > 0) {
-      const inner = this.innerName(tail.slice(1), true)
-      if (inner !== null && this.textTags.prefixes.has(inner)) return ''
+      const tags = this.textTags
+      if (this.cutMatches(tail.slice(1), (x) => tags.prefixes.has(x), (x) => tags.names.has(x))) return ''
     }
     return tail
   }
