@@ -1,0 +1,257 @@
+// End-to-end tests of the `tagstream` CLI: they spawn the BUILT command, dist/examples/cli/main.js.
+// CI runs `npm run build` before `npm test`; locally, build first (the first test says so if
+// dist is missing).
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { applyDiff, counterIds, parseAssistantMessage, type Block, type BlockDiff, type DiffRecord } from '../lib/index.js'
+
+const CLI = 'dist/examples/cli/main.js'
+const LOGS = 'examples/logs'
+const HISTORY = `${LOGS}/cline_task_history.json`
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+// dist/ is outside coverage: the children run as a user's would, without tap's process-info
+// hooks and coverage collection (which would triple their start-up time)
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_V8_COVERAGE' && !k.startsWith('_TAPJS_')))
+
+function run(args: string[], input?: string | Buffer): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, NO_COLOR: '' } })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (b: Buffer) => out.push(b))
+    child.stderr.on('data', (b: Buffer) => err.push(b))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }))
+    child.stdin.on('error', () => {}) // a command that does not read stdin
+    child.stdin.end(input)
+  })
+}
+
+const records = (stdout: string): DiffRecord[] => stdout.trimEnd().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as DiffRecord)
+
+/** The blocks of each turn of a replay's output. */
+function turns(stdout: string): Block[][] {
+  const out: Block[][] = []
+  for (const r of records(stdout)) {
+    if (r.op === 'message') out.push([])
+    else if (r.op !== 'end' && r.op !== 'diagnostic') out[out.length - 1] = applyDiff(out[out.length - 1]!, r as BlockDiff)
+  }
+  return out
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'tagstream-cli-'))
+t.teardown(() => rmSync(tmp, { recursive: true, force: true }))
+
+t.test('the CLI is built', async (t) => {
+  t.ok(existsSync(CLI), `${CLI} exists (run npm run build before the tests)`)
+  t.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'with its shebang')
+})
+
+t.test('--help for the command and each subcommand; exit codes of usage errors', async (t) => {
+  const top = await run(['--help'])
+  t.equal(top.code, 0)
+  t.match(top.stdout, /Commands:[\s\S]*parse[\s\S]*replay[\s\S]*record[\s\S]*present[\s\S]*stats/)
+  const cmds = ['parse', 'replay', 'record', 'present', 'stats']
+  const helps = await Promise.all(cmds.map((cmd) => run([cmd, '--help'])))
+  cmds.forEach((cmd, i) => {
+    t.equal(helps[i]!.code, 0, `${cmd} --help`)
+    t.match(helps[i]!.stdout, new RegExp(`^Usage: tagstream ${cmd}`), `${cmd} --help`)
+  })
+  t.match((await run(['help', 'stats'])).stdout, /^Usage: tagstream stats/)
+  const usage: [string[], RegExp][] = [
+    [[], /Usage: tagstream <command>/],
+    [['frob'], /unknown command "frob"/],
+    [['replay'], /tagstream replay: expected a FILE/],
+    [['replay', HISTORY, '--bogus'], /tagstream replay: Unknown option '--bogus'/],
+    [['replay', HISTORY, '--speed=-1'], /--speed must be a number >= 0/],
+    [['replay', HISTORY, '--format', 'xml'], /--format must be one of chunklog, cline, openai, anthropic/],
+    [['replay', HISTORY, '--on-error', 'ignore'], /--on-error must be one of fail, skip/],
+    [['parse', '--ids', 'uuid'], /--ids must be one of counter, nanoid/],
+    [['parse', '--option', 'turbo'], /unknown --option "turbo"/],
+    [['parse', '--option', 'truncation=maybe'], /--option truncation takes true or false/],
+    [['parse', '--profile', 'fast'], /--profile must be one of cline, robust/],
+    [['parse', '--snapshots', '--final'], /exclude each other/],
+    [['parse', 'a', 'b'], /at most one FILE/],
+    [['record'], /-o LOG\.jsonl is required/],
+    [['stats'], /expected one or more FILEs/],
+    [['stats', '--jobs', '0', HISTORY], /--jobs must be an integer >= 1/],
+  ]
+  const runs = await Promise.all(usage.map(([args]) => run(args)))
+  for (const [i, [args, re]] of usage.entries()) {
+    const r = runs[i]!
+    t.equal(r.code, 2, `exit 2: ${args.join(' ')}`)
+    t.match(r.stdout + r.stderr, re, args.join(' '))
+    t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
+  }
+})
+
+const reply = 'Reading first.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n<write_to_file>\n<path>b.ts</path>\n<content>\nx < y\n'
+
+t.test('parse: stdin to NDJSON diffs, --final, --snapshots, deterministic with --ids counter', async (t) => {
+  const expected = parseAssistantMessage(reply, { final: true, idGenerator: counterIds() })
+  const diffs = await run(['parse', '--ids', 'counter'], reply)
+  t.equal(diffs.code, 0)
+  t.same(records(diffs.stdout).reduce<Block[]>((b, d) => applyDiff(b, d as BlockDiff), []), expected)
+  t.equal((await run(['parse', '--ids', 'counter'], reply)).stdout, diffs.stdout, 'same bytes on a second run')
+  const final = await run(['parse', '--final', '--ids', 'counter'], reply)
+  t.equal(final.stdout, JSON.stringify(expected) + '\n')
+  const snaps = (await run(['parse', '--snapshots', '--ids', 'counter'], reply)).stdout.trimEnd().split('\n')
+  t.same(JSON.parse(snaps.at(-1)!), expected)
+  const file = join(tmp, 'reply.txt')
+  writeFileSync(file, reply)
+  t.equal((await run(['parse', '--ids', 'counter', file])).stdout, diffs.stdout, 'a file like stdin')
+  const random = records((await run(['parse'], reply)).stdout).find((r) => r.op === 'add' && r.block.type === 'tool_use')
+  t.match(random, { block: { call_id: /^[\w-]{8}$/ } }, 'nanoid ids by default')
+})
+
+t.test('parse: profile, options and dialect reach the parser', async (t) => {
+  const robust = await run(['parse', '--final', '--profile', 'robust'], '<thinking>plan</thinking>\nDo `<read_file>` now.')
+  t.same((JSON.parse(robust.stdout) as Block[]).map((b) => b.type), ['reasoning', 'text'])
+  const diag = records((await run(['parse', '--option', 'diagnostics'], 'a <write_file><path>x</path></write_file>')).stdout)
+  t.ok(diag.some((r) => r.op === 'diagnostic' && r.code === 'unknown-tool'), 'diagnostic records')
+  const dialect = join(tmp, 'dialect.json')
+  writeFileSync(dialect, JSON.stringify({ extends: 'cline', tools: ['use_subagent_docs'], params: ['brief'] }))
+  const custom = JSON.parse((await run(['parse', '--final', '--ids', 'counter', '--dialect', dialect], '<use_subagent_docs><brief>b</brief></use_subagent_docs>')).stdout) as Block[]
+  t.match(custom, [{ type: 'tool_use', name: 'use_subagent_docs', params: { brief: 'b' } }])
+  writeFileSync(dialect, JSON.stringify({ tools: ['bad name'], params: [] }))
+  const bad = await run(['parse', '--dialect', dialect], 'x')
+  t.equal(bad.code, 1)
+  t.match(bad.stderr, /dialect\.json: invalid tool name "bad name"/)
+})
+
+t.test('replay: every bundled format, framed per turn, byte-identical across runs', async (t) => {
+  const expectTurns: Record<string, number> = { 'cline_task_history.json': 5, 'chunk_log.jsonl': 1, 'openai_chat.sse': 1, 'anthropic_messages.sse': 1 }
+  for (const [file, n] of Object.entries(expectTurns)) {
+    const a = await run(['replay', `${LOGS}/${file}`])
+    t.equal(a.code, 0, file)
+    t.equal(a.stderr, '', file)
+    const recs = records(a.stdout)
+    t.equal(recs.filter((r) => r.op === 'message').length, n, `${file}: ${n} turns`)
+    t.equal(recs.filter((r) => r.op === 'end').length, n)
+    t.equal(recs[0]!.op, 'message')
+    t.equal(recs.at(-1)!.op, 'end')
+    t.ok(turns(a.stdout).every((bs) => bs.every((b) => !b.partial)), `${file}: every block completed`)
+    const b = await run(['replay', '--ids', 'counter', '--speed', '0', `${LOGS}/${file}`])
+    t.equal(b.stdout, a.stdout, `${file}: same bytes again`)
+  }
+  const anthropic = turns((await run(['replay', `${LOGS}/anthropic_messages.sse`])).stdout)[0]!
+  t.same(anthropic.map((b) => b.type), ['reasoning', 'text', 'tool_use'], 'thinking_delta became reasoning')
+  const forced = await run(['replay', '--format', 'chunklog', `${LOGS}/chunk_log.jsonl`])
+  t.equal(forced.stdout, (await run(['replay', `${LOGS}/chunk_log.jsonl`])).stdout, '--format')
+  const stdin = await run(['replay', '-'], readFileSync(`${LOGS}/openai_chat.sse`))
+  t.equal(stdin.stdout, (await run(['replay', `${LOGS}/openai_chat.sse`])).stdout, 'stdin as -')
+})
+
+t.test('replay: the history equals, turn by turn, parseAssistantMessage of each turn', async (t) => {
+  const got = turns((await run(['replay', HISTORY])).stdout)
+  const history = JSON.parse(readFileSync(HISTORY, 'utf8')) as { role: string; content: { type: string; text?: string; thinking?: string }[] }[]
+  const ids = counterIds()
+  const expected = history.filter((m) => m.role === 'assistant').map((m) => [
+    ...m.content.filter((p) => p.type === 'thinking').map((p): Block => ({ type: 'reasoning', reasoning: p.thinking!.trim(), partial: false })),
+    ...parseAssistantMessage(m.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n\n'), { final: true, idGenerator: ids }),
+  ])
+  t.same(got, expected)
+})
+
+t.test('replay: a malformed line is fatal naming file and line, or skipped with a warning', async (t) => {
+  const log = join(tmp, 'bad.jsonl')
+  writeFileSync(log, '{"meta":{}}\n{"t":0,"text":"Hi "}\n\n{"t":1,"text":"<read_file>"\n{"t":2,"text":"there"}\n')
+  const fail = await run(['replay', log])
+  t.equal(fail.code, 1)
+  t.match(fail.stderr, new RegExp(`^tagstream: ${log.replace(/[.\\/]/g, '\\$&')}: line 4: not JSON`))
+  t.notMatch(fail.stderr, /\n\s+at /, 'no stack trace')
+  t.same(records(fail.stdout).map((r) => r.op), ['message', 'add'], 'the output stops at the bad line')
+  const skip = await run(['replay', '--on-error', 'skip', log])
+  t.equal(skip.code, 0)
+  t.match(skip.stderr, /warning: .*bad\.jsonl: line 4: not JSON.*\(skipped\)/)
+  t.same(turns(skip.stdout), [[{ type: 'text', content: 'Hi there', partial: false }]])
+  const sse = join(tmp, 'bad.sse')
+  writeFileSync(sse, 'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {oops\n\n')
+  const ev = await run(['replay', sse])
+  t.equal(ev.code, 1)
+  t.match(ev.stderr, /bad\.sse: event 2: data is not JSON/)
+  const text = join(tmp, 'plain.txt')
+  writeFileSync(text, 'Hello <read_file>')
+  const unknown = await run(['replay', text])
+  t.equal(unknown.code, 1)
+  t.match(unknown.stderr, /plain\.txt: line 1: not a log tagstream knows/)
+  const missing = await run(['replay', join(tmp, 'nope.json')])
+  t.equal(missing.code, 1)
+  t.match(missing.stderr, /cannot read .*nope\.json: no such file/)
+})
+
+t.test('EPIPE: a reader that leaves early (| head) ends the replay quietly', async (t) => {
+  const big = join(tmp, 'big.jsonl')
+  const line = JSON.stringify({ t: 0, text: 'word <read_file><path>a.ts</path></read_file> ' }) + '\n'
+  writeFileSync(big, ('{"meta":{}}\n' + line.repeat(200)).repeat(100))
+  const r = await new Promise<Run>((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'replay', big], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    let err = ''
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()))
+    child.stdout.once('data', () => child.stdout.destroy()) // like head: read a little, close the pipe
+    child.on('close', (code) => resolve({ code, stdout: '', stderr: err }))
+  })
+  t.equal(r.code, 0)
+  t.equal(r.stderr, '')
+})
+
+t.test('record: stdin to stdout unchanged, and a chunk log that replays to the same blocks', async (t) => {
+  const log = join(tmp, 'rec.jsonl')
+  const input = Buffer.from(reply + ' é😀')
+  const r = await run(['record', '-o', log], input)
+  t.equal(r.code, 0)
+  t.ok(Buffer.from(r.stdout).equals(input), 'stdout is stdin')
+  const lines = readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+  t.match(lines[0], { meta: { source: 'tagstream record' } })
+  t.ok(lines.slice(1).every((l) => typeof l.t === 'number' && typeof l.text === 'string'))
+  t.equal(lines.slice(1).map((l) => l.text).join(''), input.toString('utf8'))
+  t.same(turns((await run(['replay', log])).stdout), [parseAssistantMessage(input.toString('utf8'), { final: true, idGenerator: counterIds() })])
+  const bad = await run(['record', '-o', join(tmp, 'no/such/dir.jsonl')], 'x')
+  t.equal(bad.code, 1)
+  t.match(bad.stderr, /no such file/)
+})
+
+t.test('replay --render: text and completed tool calls, colours only when asked', async (t) => {
+  const plain = await run(['replay', '--render', HISTORY])
+  t.equal(plain.code, 0)
+  t.match(plain.stdout, /── turn-1 /)
+  t.match(plain.stdout, /I'll start by reading the store to see how ids are generated\.\n⏺ read_file \(call_1\)\n {2}path: src\/store\.ts/)
+  t.match(plain.stdout, /thinking: The fix and the test are in place\./)
+  t.notMatch(plain.stdout, /\u001b\[/, 'no colour in a pipe')
+  t.match((await run(['replay', '--render', '--color', HISTORY])).stdout, /\u001b\[1;36m⏺ read_file/)
+})
+
+t.test('stats: counts per file and in total; --jobs 2 counts the same', async (t) => {
+  const files = ['cline_task_history.json', 'chunk_log.jsonl', 'openai_chat.sse', 'anthropic_messages.sse'].map((f) => `${LOGS}/${f}`)
+  const one = await run(['stats', '--json', ...files])
+  t.equal(one.code, 0)
+  const s = JSON.parse(one.stdout) as { files: Record<string, unknown>[]; total: Record<string, unknown> }
+  t.match(s.files[0], { file: files[0], format: 'cline', turns: 5, toolCallsTotal: 5, toolCalls: { write_to_file: 2, read_file: 1, execute_command: 1, attempt_completion: 1 } })
+  t.match(s.total, { turns: 8, toolCallsTotal: 9, unclosedCalls: 0, truncatedCalls: 0 })
+  const two = JSON.parse((await run(['stats', '--json', '--jobs', '2', ...files])).stdout) as typeof s
+  const counts = (x: typeof s): unknown => x.files.map(({ parseMs, parseMBps, wallMs, ...rest }) => rest)
+  t.same(counts(two), counts(s), 'workers count the same, in the same order')
+  const odd = join(tmp, 'odd.jsonl')
+  writeFileSync(odd, JSON.stringify({ t: 0, text: 'x <write_file><path>a</path></write_file> <read_file><path>b' }) + '\n' + JSON.stringify({ meta: {} }) + '\n' + JSON.stringify({ t: 0, text: 'y <execute_c' }) + '\n')
+  const table = await run(['stats', odd])
+  t.match(table.stdout, /turns 2 · tool calls 1 · unclosed 1 · truncated 1 · unknown tags 1/)
+  t.match(table.stdout, /unknown: write_file 1/)
+  const bad = await run(['stats', '--jobs', '2', odd, join(tmp, 'bad.jsonl')])
+  t.equal(bad.code, 1, 'a bad file fails the run, from a worker too')
+  t.match(bad.stderr, /bad\.jsonl: line 4/)
+})
+
+t.test('present: the Presenter demo on each turn of a log, answers from stdin', async (t) => {
+  const r = await run(['present', '--no-color', HISTORY], 'y\nn\n')
+  t.equal(r.code, 0)
+  t.match(r.stdout, /── turn-1[\s\S]*Run read_file \(read-only\)\? \[y\/N\] y[\s\S]*\[dry run\] would read src\/store\.ts/)
+  t.match(r.stdout, /── turn-2[\s\S]*Run write_to_file\? \[y\/N\] n[\s\S]*denied/)
+  const text = await run(['present', '--yes', '--no-color'], 'Hello\n<read_file><path>a.ts</path></read_file>')
+  t.equal(text.code, 0)
+  t.match(text.stdout, /Hello[\s\S]*\[dry run\] would read a\.ts/)
+})
