@@ -1,0 +1,133 @@
+// Issue 6: log replay throughput and memory, and `stats` over worker threads.
+//
+//  - a 200 MB chunk log (JSONL, ~5.7 M chunks of 1-24 characters in ~40 KB assistant turns
+//    with tool calls) is generated into a temp dir and replayed by the built CLI,
+//    `tagstream replay FILE --speed 0`, its NDJSON read and counted by this process through a
+//    pipe: wall time -> MB/s of log; peak RSS of the CLI process (target: < 150 MB). The same
+//    at 50 MB shows the peak does not grow with the file;
+//  - the same replay in-process through the library alone (readLogBatches + ReplayDiffer, no
+//    serialisation), to separate the parse from the output;
+//  - `tagstream stats --json` over 48 files of 2 MB with --jobs 1 and --jobs 2: wall times and
+//    the speed-up (bounded by the cores the machine has free).
+// Temp files are deleted at the end.
+//
+// Run: npm run build && node --expose-gc bench/replay.bench.mjs [--size MB]
+import { spawn } from 'node:child_process'
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL, fileURLToPath } from 'node:url'
+import { readLogBatches, ReplayDiffer } from '../dist/index.js'
+
+const CLI = fileURLToPath(new URL('../dist/examples/cli/main.js', import.meta.url))
+const sizeArg = process.argv.indexOf('--size')
+const BIG_MB = sizeArg > 0 ? Number(process.argv[sizeArg + 1]) : 200
+const RSS_TARGET_MB = 150
+const dir = mkdtempSync(join(tmpdir(), 'tagstream-replay-bench-'))
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130))
+
+// --- the log -------------------------------------------------------------------------------
+const PARTS = [
+  "I'll look at the file first to see how it is structured.\n\n<read_file>\n<path>src/components/App.tsx</path>\n</read_file>\n\n",
+  "Now I'll write the updated version.\n\n<write_to_file>\n<path>src/util/format.ts</path>\n<content>\nexport function format(n: number): string {\n  return n.toFixed(2) // keep two decimals\n}\n\nexport const answer = 42 < 43 && 'yes'\n</content>\n</write_to_file>\n\n",
+  'Let me run the tests.\n\n<execute_command>\n<command>npm test -- --grep "format"</command>\n<requires_approval>false</requires_approval>\n</execute_command>\n\n',
+  'Some prose that explains what is going on with the change, why it matters, and what comes next. ',
+]
+
+/** Writes a chunk log of about `mb` MB: turns of ~40 KB cut into chunks of 1-24 characters. */
+async function writeLog(file, mb, seed = 1) {
+  const out = createWriteStream(file)
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+  let size = 0
+  let turn = 0
+  while (size < mb * 1e6) {
+    let text = ''
+    while (text.length < 40_000) text += PARTS[Math.floor(rnd() * PARTS.length)]
+    text += '<attempt_completion>\n<result>\nDone.\n</result>\n</attempt_completion>'
+    let buf = JSON.stringify({ meta: { turn: ++turn } }) + '\n'
+    for (let i = 0, t = 300; i < text.length; t += Math.floor(rnd() * 40)) {
+      const n = 1 + Math.floor(rnd() * 24)
+      buf += JSON.stringify({ t, text: text.slice(i, i + n) }) + '\n'
+      i += n
+    }
+    size += Buffer.byteLength(buf)
+    if (!out.write(buf)) await new Promise((r) => out.once('drain', r))
+  }
+  await new Promise((r) => out.end(r))
+  return statSync(file).size
+}
+
+// --- measuring the CLI -------------------------------------------------------------------------
+// A preload that prints the process's peak RSS when it exits: the figure is the CLI's own.
+const rssHook = join(dir, 'rss.mjs')
+writeFileSync(rssHook, "process.on('exit', () => process.stderr.write(`\\n@@maxrss ${process.resourceUsage().maxRSS}\\n`))\n")
+
+/** Runs the CLI, counting its stdout; resolves with wall ms, output bytes and peak RSS (MB). */
+function runCli(args) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const child = spawn(process.execPath, ['--import', pathToFileURL(rssHook).href, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let bytes = 0
+    let err = ''
+    child.stdout.on('data', (b) => (bytes += b.length))
+    child.stderr.on('data', (b) => (err += b))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const ms = performance.now() - t0
+      const rss = /@@maxrss (\d+)/.exec(err)
+      if (code !== 0) return reject(new Error(`tagstream ${args.join(' ')} exited ${code}: ${err.trim()}`))
+      resolve({ ms, bytes, rssMB: rss ? Number(rss[1]) / 1024 : NaN })
+    })
+  })
+}
+
+const fmt = (x, d = 1) => x.toFixed(d)
+const rows = []
+console.log(`## replay (issue 6)\n\nNode ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}.\n`)
+
+const big = join(dir, 'big.jsonl')
+const small = join(dir, 'small.jsonl')
+const bigBytes = await writeLog(big, BIG_MB)
+const smallBytes = await writeLog(small, BIG_MB / 4)
+
+const bigRun = await runCli(['replay', big, '--speed', '0'])
+const smallRun = await runCli(['replay', small, '--speed', '0'])
+rows.push([`CLI replay, ${fmt(bigBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(bigBytes / 1e6 / (bigRun.ms / 1000))} MB/s`, `${fmt(bigRun.ms / 1000, 2)} s, ${fmt(bigRun.bytes / 1e6, 0)} MB out`, `${fmt(bigRun.rssMB, 0)} MB`])
+rows.push([`CLI replay, ${fmt(smallBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(smallBytes / 1e6 / (smallRun.ms / 1000))} MB/s`, `${fmt(smallRun.ms / 1000, 2)} s, ${fmt(smallRun.bytes / 1e6, 0)} MB out`, `${fmt(smallRun.rssMB, 0)} MB`])
+
+// --- the library alone ---------------------------------------------------------------------
+globalThis.gc?.()
+{
+  const t0 = performance.now()
+  const differ = new ReplayDiffer()
+  let records = 0
+  for await (const batch of readLogBatches(createReadStream(big), { file: big })) {
+    for (const e of batch) records += differ.push(e).length
+  }
+  const ms = performance.now() - t0
+  rows.push([`library: readLogBatches + ReplayDiffer, ${fmt(bigBytes / 1e6, 0)} MB (no output)`, `${fmt(bigBytes / 1e6 / (ms / 1000))} MB/s`, `${fmt(ms / 1000, 2)} s, ${records} records`, '-'])
+}
+rmSync(big)
+
+// --- stats over workers --------------------------------------------------------------------
+const files = []
+for (let i = 0; i < 48; i++) {
+  const f = join(dir, `s${i}.jsonl`)
+  await writeLog(f, 2, i + 7)
+  files.push(f)
+}
+const statsBytes = files.reduce((n, f) => n + statSync(f).size, 0)
+const one = await runCli(['stats', '--json', '--jobs', '1', ...files])
+const two = await runCli(['stats', '--json', '--jobs', '2', ...files])
+rows.push([`stats --jobs 1, ${files.length} files, ${fmt(statsBytes / 1e6, 0)} MB`, `${fmt(statsBytes / 1e6 / (one.ms / 1000))} MB/s`, `${fmt(one.ms / 1000, 2)} s`, `${fmt(one.rssMB, 0)} MB`])
+rows.push([`stats --jobs 2, same files`, `${fmt(statsBytes / 1e6 / (two.ms / 1000))} MB/s`, `${fmt(two.ms / 1000, 2)} s (speed-up ×${fmt(one.ms / two.ms, 2)})`, `${fmt(two.rssMB, 0)} MB`])
+
+console.log('| measure | throughput | time | peak RSS |\n| --- | --- | --- | --- |')
+for (const r of rows) console.log(`| ${r.join(' | ')} |`)
+
+const ok = bigRun.rssMB < RSS_TARGET_MB
+console.log(`\nTarget: peak RSS of the ${fmt(bigBytes / 1e6, 0)} MB replay under ${RSS_TARGET_MB} MB: ${fmt(bigRun.rssMB, 0)} MB, ${ok ? 'met' : 'MISSED'}` +
+  ` (${fmt(smallBytes / 1e6, 0)} MB file: ${fmt(smallRun.rssMB, 0)} MB, so the peak does not follow the file's size).`)
+console.log(`stats --jobs 2 speed-up over --jobs 1: ×${fmt(one.ms / two.ms, 2)} on ${availableParallelism()} cores.`)
+if (!ok) process.exitCode = 1
