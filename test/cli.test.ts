@@ -76,6 +76,7 @@ t.test('--help for the command and each subcommand; exit codes of usage errors',
     [['parse', '--option', 'truncation=maybe'], /--option truncation takes true or false/],
     [['parse', '--profile', 'fast'], /--profile must be one of cline, robust/],
     [['parse', '--snapshots', '--final'], /exclude each other/],
+    [['replay', HISTORY, '--render', '--final'], /exclude each other/],
     [['parse', 'a', 'b'], /at most one FILE/],
     [['record'], /-o LOG\.jsonl is required/],
     [['stats'], /expected one or more FILEs/],
@@ -156,6 +157,10 @@ t.test('replay: the history equals, turn by turn, parseAssistantMessage of each 
     ...parseAssistantMessage(m.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n\n'), { final: true, idGenerator: ids }),
   ])
   t.same(got, expected)
+  const final = (await run(['replay', '--final', HISTORY])).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; meta: unknown; blocks: Block[] })
+  t.same(final.map((f) => f.blocks), expected, '--final: the same blocks, one line per turn')
+  t.same(final.map((f) => f.id), ['turn-1', 'turn-2', 'turn-3', 'turn-4', 'turn-5'])
+  t.same(final[0]!.meta, { index: 1 })
 })
 
 t.test('replay: a malformed line is fatal naming file and line, or skipped with a warning', async (t) => {

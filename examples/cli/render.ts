@@ -39,7 +39,7 @@ function formatParam(name: string, value: string, st: Style): string {
   const lines = value.split('\n')
   if (lines.length === 1 && value.length <= MAX_INLINE) return `  ${st.dim(name + ':')} ${value}`
   const shown = lines.slice(0, PREVIEW_LINES).map((l) => (l.length > MAX_INLINE ? l.slice(0, MAX_INLINE) + '…' : l))
-  const more = st.dim(`  … ${lines.length} lines, ${Buffer.byteLength(value)} bytes`)
+  const more = st.dim(`  … ${lines.length === 1 ? '' : `${lines.length} lines, `}${Buffer.byteLength(value)} bytes`)
   return [`  ${st.dim(name + ':')}`, ...shown.map((l) => `    ${l}`), `  ${more}`].join('\n')
 }
 

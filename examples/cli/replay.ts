@@ -8,6 +8,7 @@ import { LineWriter, openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { withProgress, wantProgress } from './progress.js'
 import { recordLine } from './ndjson.js'
+import { FinalTurns } from './final.js'
 import { makeStyle, TerminalRenderer, wantColor } from './render.js'
 
 /** Help of `replay`. */
@@ -25,6 +26,8 @@ parts) becomes a "reasoning" block. The same file and options give the same byte
 Options:
   --format F               chunklog, cline, openai or anthropic (default: detected)
   --render                 a live terminal view instead of NDJSON
+  --final                  one line per turn instead of diffs: {"id","meta","blocks"}, the
+                           turn's final blocks
   --speed N                N x the recorded pace; 0 = as fast as possible (default: 1 on a
                            terminal, 0 otherwise). Histories and SSE captures have no timings:
                            their chunks are paced 30 ms apart.
@@ -39,7 +42,8 @@ ${parserFlagsHelp}
 
 Examples:
   tagstream replay examples/logs/cline_task_history.json --render --speed 2
-  tagstream replay capture.sse --ids counter | jq -c 'select(.op == "add")'
+  tagstream replay capture.sse | jq -c 'select(.op == "add")'
+  tagstream replay history.json --final | jq -c '[.blocks[] | select(.type == "tool_use") | .name]'
 `
 
 /** Runs `replay`. */
@@ -48,6 +52,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
     ...parserFlags,
     format: { type: 'string' },
     render: { type: 'boolean' },
+    final: { type: 'boolean' },
     speed: { type: 'string' },
     'on-error': { type: 'string' },
     color: { type: 'boolean' },
@@ -64,6 +69,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const tty = process.stdout.isTTY === true
   const speed = num(p, 'speed', tty ? 1 : 0, 0)
   const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
+  if (flag(p, 'render') && flag(p, 'final')) throw new UsageError('--render and --final exclude each other', 'replay')
   const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined
   const input = openInput(p.positionals[0])
   const source = input.size !== undefined && wantProgress(input.size, flag(p, 'no-progress'))
@@ -81,6 +87,9 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   if (flag(p, 'render')) {
     const view = new TerminalRenderer((s) => out.text(s), makeStyle(wantColor(process.stdout, colorFlag)))
     emit = (r) => view.push(r)
+  } else if (flag(p, 'final')) {
+    const turns = new FinalTurns((line) => out.text(line + '\n'))
+    emit = (r) => turns.push(r)
   } else {
     emit = (r) => out.text(recordLine(r) + '\n')
   }
