@@ -14,6 +14,16 @@ class BadLine {
   constructor(readonly error: Error, readonly input: string) {}
 }
 
+/** JSON.parse's message for the line as it was in the file (without the space put before its newline). */
+function parseError(bad: BadLine): string {
+  try {
+    JSON.parse(bad.input.endsWith(' ') ? bad.input.slice(0, -1) : bad.input)
+  } catch (err) {
+    return (err as Error).message
+  }
+  return bad.error.message
+}
+
 /**
  * stream-json's line splitter drops empty lines without a trace, which would shift every later
  * line number. Putting a space before each newline costs one native replace per chunk, keeps
@@ -76,7 +86,7 @@ export async function* chunkLogBatches(source: LogSource, options: LogReadOption
     const line = item.key + 1
     const v = item.value
     if (v instanceof BadLine) {
-      if (v.input.trim() !== '') report.bad(`line ${line}`, `not JSON (${v.error.message})`, { line })
+      if (v.input.trim() !== '') report.bad(`line ${line}`, `not JSON (${parseError(v)})`, { line })
       return
     }
     if (!isObject(v)) return report.bad(`line ${line}`, `expected an object {"t", "text"} or {"meta"}, got ${describe(v)}`, { line })
