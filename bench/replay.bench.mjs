@@ -5,6 +5,8 @@
 //    `tagstream replay FILE --speed 0`, its NDJSON read and counted by this process through a
 //    pipe: wall time -> MB/s of log; peak RSS of the CLI process (target: < 150 MB). The same
 //    at 50 MB shows the peak does not grow with the file;
+//  - a 100 MB Cline history (one JSON array, read with stream-json): its peak RSS stays that of
+//    one message, whatever the file's size (no target: V8 lets garbage reach ~100 MB first);
 //  - the same replay in-process through the library alone (readLogBatches + ReplayDiffer, no
 //    serialisation), to separate the parse from the output;
 //  - `tagstream stats --json` over 48 files of 2 MB with --jobs 1 and --jobs 2: wall times and
@@ -58,6 +60,24 @@ async function writeLog(file, mb, seed = 1) {
   return statSync(file).size
 }
 
+/** Writes a Cline-style history of about `mb` MB: user/assistant pairs, ~40 KB assistant turns. */
+async function writeHistory(file, mb) {
+  const out = createWriteStream(file)
+  let size = 1
+  out.write('[')
+  for (let i = 0; size < mb * 1e6; i++) {
+    let text = ''
+    while (text.length < 40_000) text += PARTS[(i + text.length) % PARTS.length]
+    const pair = JSON.stringify({ role: 'user', content: [{ type: 'text', text: `[tool result ${i}] ` + 'ok '.repeat(4000) }] }) + ',' +
+      JSON.stringify({ role: 'assistant', content: [{ type: 'text', text }] })
+    const s = (i === 0 ? '' : ',') + pair
+    size += Buffer.byteLength(s)
+    if (!out.write(s)) await new Promise((r) => out.once('drain', r))
+  }
+  await new Promise((r) => out.end(']', r))
+  return statSync(file).size
+}
+
 // --- measuring the CLI -------------------------------------------------------------------------
 // A preload that prints the process's peak RSS when it exits: the figure is the CLI's own.
 const rssHook = join(dir, 'rss.mjs')
@@ -95,6 +115,12 @@ const bigRun = await runCli(['replay', big, '--speed', '0'])
 const smallRun = await runCli(['replay', small, '--speed', '0'])
 rows.push([`CLI replay, ${fmt(bigBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(bigBytes / 1e6 / (bigRun.ms / 1000))} MB/s`, `${fmt(bigRun.ms / 1000, 2)} s, ${fmt(bigRun.bytes / 1e6, 0)} MB out`, `${fmt(bigRun.rssMB, 0)} MB`])
 rows.push([`CLI replay, ${fmt(smallBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(smallBytes / 1e6 / (smallRun.ms / 1000))} MB/s`, `${fmt(smallRun.ms / 1000, 2)} s, ${fmt(smallRun.bytes / 1e6, 0)} MB out`, `${fmt(smallRun.rssMB, 0)} MB`])
+
+const hist = join(dir, 'history.json')
+const histBytes = await writeHistory(hist, BIG_MB / 2)
+const histRun = await runCli(['replay', hist, '--speed', '0'])
+rows.push([`CLI replay, ${fmt(histBytes / 1e6, 0)} MB Cline history (one JSON array) → NDJSON pipe`, `${fmt(histBytes / 1e6 / (histRun.ms / 1000))} MB/s`, `${fmt(histRun.ms / 1000, 2)} s, ${fmt(histRun.bytes / 1e6, 0)} MB out`, `${fmt(histRun.rssMB, 0)} MB`])
+rmSync(hist)
 
 // --- the library alone ---------------------------------------------------------------------
 globalThis.gc?.()
