@@ -41,8 +41,9 @@ export async function recordCommandMain(argv: string[]): Promise<void> {
   const log = createWriteStream(file)
   await once(log, 'open')
   let stdoutGone = false
+  let stdoutError: Error | undefined
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err
+    if (err.code !== 'EPIPE') stdoutError ??= err // reported once the log is complete
     stdoutGone = true
     process.stdout.emit('drain') // release a writer waiting on it
   })
@@ -60,4 +61,5 @@ export async function recordCommandMain(argv: string[]): Promise<void> {
   await put(decoder.decode(), Math.round(performance.now() - start))
   log.end()
   await once(log, 'finish')
+  if (stdoutError !== undefined) throw stdoutError
 }
