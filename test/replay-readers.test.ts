@@ -6,6 +6,7 @@ import {
   readChunkLog, readClineHistory, readOpenAISse, readAnthropicSse, readLog, readLogBatches, detectLogFormat,
   SYNTHETIC_INTERVAL_MS, TagstreamError, type ReplayEvent, type ReadLogOptions, type LogSource,
 } from '../lib/index.js'
+import { peek } from '../lib/replay/source.js'
 
 type Reader = (source: LogSource, options?: ReadLogOptions) => AsyncIterable<ReplayEvent>
 
@@ -136,6 +137,28 @@ t.test('stopping early releases the source', async (t) => {
   for await (const e of readChunkLog(source)) if (e.type === 'chunk' && e.t > 3) break
   await new Promise((r) => setImmediate(r))
   t.equal(closed, 1)
+  const detected = (async function* () {
+    try {
+      yield lines({ t: 0, text: 'x' })
+      for (let i = 1; ; i++) yield lines({ t: i, text: 'x' })
+    } finally {
+      closed++
+    }
+  })()
+  for await (const e of readLog(detected)) if (e.type === 'chunk') break
+  await new Promise((r) => setImmediate(r))
+  t.equal(closed, 2, 'also through format detection')
+  const five = (async function* () {
+    try {
+      for (let i = 0; i < 5; i++) yield 'abcde'
+    } finally {
+      closed++
+    }
+  })()
+  const p = await peek(five, 8)
+  t.equal(p.head, 'abcdeabcde')
+  for await (const c of p.source) if (c === 'abcde') break // while still in the peeked head
+  t.equal(closed, 3, 'a stop inside the peeked head releases the source')
 })
 
 const history = [

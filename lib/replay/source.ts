@@ -43,10 +43,10 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
   const decoder = new TextDecoder('utf-8')
   const head = seen.map((c) => (typeof c === 'string' ? c : decoder.decode(c, { stream: true }))).join('')
   async function* again(): AsyncGenerator<string | Uint8Array, void, undefined> {
-    yield* seen
-    seen.length = 0
-    if (done) return
     try {
+      yield* seen
+      seen.length = 0
+      if (done) return
       for (;;) {
         const r = await it.next()
         if (r.done === true) return
