@@ -28,9 +28,10 @@ Options:
   --render                 a live terminal view instead of NDJSON
   --final                  one line per turn instead of diffs: {"id","meta","blocks"}, the
                            turn's final blocks
-  --speed N                N x the recorded pace; 0 = as fast as possible (default: 1 on a
-                           terminal, 0 otherwise). Histories and SSE captures have no timings:
-                           their chunks are paced 30 ms apart.
+  --speed N                N x the recorded pace; 0 = as fast as possible (default: 1 when
+                           stdout is a terminal and FILE a file; 0 otherwise, so that a live
+                           stream on stdin is not slowed). Histories and SSE captures have
+                           no timings: their chunks are paced 30 ms apart.
   --on-error fail|skip     a malformed line or event: fail naming it (default), or warn and
                            skip it
   --ids counter|nanoid     call ids: call_1, call_2, … across the file (default), or random
@@ -67,7 +68,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const format = choice<LogFormat>(p, 'format', LOG_FORMATS)
   const onError = choice(p, 'on-error', ['fail', 'skip'] as const, 'fail')
   const tty = process.stdout.isTTY === true
-  const speed = num(p, 'speed', tty ? 1 : 0, 0)
+  const speed = num(p, 'speed', tty && p.positionals[0] !== '-' ? 1 : 0, 0)
   const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
   if (flag(p, 'render') && flag(p, 'final')) throw new UsageError('--render and --final exclude each other', 'replay')
   const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined
