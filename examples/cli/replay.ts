@@ -33,7 +33,7 @@ Options:
                            stream on stdin is not slowed). Histories and SSE captures have
                            no timings: their chunks are paced 30 ms apart.
   --on-error fail|skip     a malformed line or event: fail naming it (default), or warn and
-                           skip it
+                           skip it (broken JSON syntax in a history is fatal either way)
   --ids counter|nanoid     call ids: call_1, call_2, … across the file (default), or random
   --color, --no-color      colours in --render (default: on a terminal without NO_COLOR)
   --no-progress            no progress bar (shown on stderr for files over 1 MB when stderr
