@@ -35,8 +35,9 @@ const LENIENT_SLACK = 16
 const SAMPLE = 40
 
 /** What the scanner found at a `<`. */
-const LENIENT_TAG = /^\s*(\/?)\s*([^\s<>/]+)\s*$/u
-const LENIENT_PARTIAL = /^\s*(\/?)\s*([^\s<>/]*)\s*$/u
+// lenient white space is spaces and tabs: a tag never spans lines
+const LENIENT_TAG = /^[ \t]*(\/?)[ \t]*([^\s<>/]+)[ \t]*$/u
+const LENIENT_PARTIAL = /^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$/u
 const NONE = -1
 const PARTIAL = -2
 
@@ -266,7 +267,7 @@ export class Engine {
     const m = LENIENT_PARTIAL.exec(raw)
     if (m === null) return false
     const name = m[1]! + m[2]!
-    return m[2] !== '' && /\s$/u.test(raw) ? whole(name) : prefix(name)
+    return m[2] !== '' && /[ \t]$/u.test(raw) ? whole(name) : prefix(name)
   }
 
   /** The name inside the brackets of a whole tag, normalised for `lenientTags`; null if it is no tag. */
@@ -413,7 +414,8 @@ export class Engine {
         return e + 1
       }
       if (this.o.diagnostics && name !== null && this.span === 0) this.checkUnknown(name, base + q)
-      i = e + 1
+      // not e + 1: a newline or backtick inside a non-tag like `<a\n```>` still counts
+      i = q + 1
     }
     return cut(n)
   }
