@@ -136,7 +136,12 @@ export function realisticMessage(size, seed = 1) {
   const closing = prose(r, Math.floor(proseSize * 0.2)).trimEnd()
   const bodySize = Math.max(100, size - m.length - head.length - tail.length - middle.length - cmd.length - closing.length)
   m += head + code(r, bodySize) + tail + middle + cmd + closing
-  return m
+  return flat(m)
+}
+
+/** A flat (sequential) copy of a string built by concatenation, so every consumer sees the same representation. */
+export function flat(s) {
+  return Buffer.from(s, 'utf8').toString('utf8')
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -168,7 +173,7 @@ export const PATHOLOGICAL = {
 
 /** @param {keyof typeof PATHOLOGICAL} kind */
 export function pathological(kind, size) {
-  return PATHOLOGICAL[kind](size)
+  return flat(PATHOLOGICAL[kind](size))
 }
 
 /** Splits a string into chunks of `n` characters. */
@@ -236,13 +241,19 @@ export async function measureAsync(fn, { warmup = 2, samples = 5, minMs = 40 } =
  * machine's load during the measurement hits all of them alike and their ratios stay meaningful.
  * Returns one result per function, in order.
  */
-export function measureInterleaved(fns, { warmup = 3, samples = 7, minMs = 40 } = {}) {
+export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 7, minMs = 40 } = {}) {
   let sink = 0
+  // warm each function for at least `warmup` calls and `warmupMs` (so the JIT settles on this
+  // input), and calibrate the repetitions on the last, warm call
   const reps = fns.map((fn) => {
-    const t0 = performance.now()
-    for (let i = 0; i < warmup; i++) sink ^= touch(fn())
-    const once = Math.max((performance.now() - t0) / Math.max(1, warmup), 1e-4)
-    return Math.max(1, Math.ceil(minMs / once))
+    const start = performance.now()
+    let once = 0
+    for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) {
+      const t0 = performance.now()
+      sink ^= touch(fn())
+      once = performance.now() - t0
+    }
+    return Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4)))
   })
   const times = fns.map(() => [])
   for (let s = 0; s < samples; s++) {
@@ -259,13 +270,17 @@ export function measureInterleaved(fns, { warmup = 3, samples = 7, minMs = 40 } 
 }
 
 /** Async version of {@link measureInterleaved}. */
-export async function measureInterleavedAsync(fns, { warmup = 2, samples = 5, minMs = 40 } = {}) {
+export async function measureInterleavedAsync(fns, { warmup = 2, warmupMs = 150, samples = 5, minMs = 40 } = {}) {
   const reps = []
   for (const fn of fns) {
-    const t0 = performance.now()
-    for (let i = 0; i < warmup; i++) await fn()
-    const once = Math.max((performance.now() - t0) / Math.max(1, warmup), 1e-4)
-    reps.push(Math.max(1, Math.ceil(minMs / once)))
+    const start = performance.now()
+    let once = 0
+    for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) {
+      const t0 = performance.now()
+      await fn()
+      once = performance.now() - t0
+    }
+    reps.push(Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4))))
   }
   const times = fns.map(() => [])
   for (let s = 0; s < samples; s++) {

@@ -89,7 +89,7 @@ for (let k = 0; k < SIZES.length; k++) {
   // samples taken round-robin, so a change in machine load affects the three alike
   const [pam, naive, scan] = measureInterleaved(
     [() => parseAssistantMessage(m), () => naiveParse(m), () => scanLt(m)],
-    big ? { warmup: 1, samples: 5, minMs: 40 } : { warmup: 3, samples: 7, minMs: 40 },
+    big ? { warmup: 2, samples: 5, minMs: 40 } : { warmup: 3, samples: 7, minMs: 40 },
   )
   const r = {
     size: fmtSize(bytes), bytes,
