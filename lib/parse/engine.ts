@@ -12,9 +12,10 @@
  */
 import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
+import type { Dialect } from '../dialect.js'
 import { Field } from './field.js'
 import { decodeEntities } from './entities.js'
-import { Flattener } from './flatten.js'
+import { Rope } from './flatten.js'
 
 const enum Mode { Text, Tool, Param, Reasoning }
 
@@ -55,9 +56,11 @@ interface ToolState {
   call_id: string
   params: Record<string, string>
   /** Raw text of the tool's body so far, kept only for tools with greedy params. */
-  body: string | null
+  body: Rope | null
   /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
   views: GreedyView[]
+  /** Greedy tools: body offsets of the value of each param, as last closed by rule 4. */
+  spans: Record<string, [number, number]>
 }
 
 /**
@@ -68,6 +71,7 @@ interface ToolState {
  */
 class GreedyView {
   readonly field: Field
+  readonly path: string
   private readonly open: string
   private readonly close: string
   private started = false
@@ -77,6 +81,7 @@ class GreedyView {
   constructor(readonly name: string, private readonly toolClose: string, decode: boolean) {
     this.open = '<' + name + '>'
     this.close = '</' + name + '>'
+    this.path = 'params.' + name
     this.field = new Field(decode)
   }
 
@@ -126,6 +131,33 @@ class TagSet {
   }
 }
 
+/** The lookup tables of a dialect, built once per dialect and reasoning tags (dialects are frozen). */
+interface Tables {
+  tools: Set<string>
+  params: Set<string>
+  reasoningTags: Set<string>
+  textTags: TagSet
+  toolTags: TagSet
+}
+
+const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
+
+function tables(d: Dialect, reasoning: readonly string[]): Tables {
+  let byReasoning = tableCache.get(d)
+  if (byReasoning === undefined) tableCache.set(d, (byReasoning = new Map()))
+  const key = reasoning.join('\u0000')
+  let t = byReasoning.get(key)
+  if (t === undefined) {
+    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet() }
+    for (const x of d.tools) t.textTags.add(x)
+    for (const x of reasoning) t.textTags.add(x)
+    for (const x of d.params) t.toolTags.add(x)
+    for (const x of d.tools) t.toolTags.add('/' + x)
+    byReasoning.set(key, t)
+  }
+  return t
+}
+
 export class Engine {
   readonly done: Block[] = []
   readonly diagnostics: Diagnostic[] = []
@@ -139,8 +171,15 @@ export class Engine {
   private text = new Field()
   private tool: ToolState | null = null
   private paramName = ''
+  /** Made once per param, not per chunk: they are compared and searched on every chunk. */
+  private paramClose = ''
+  private paramPath = ''
   private param: Field | null = null
+  /** For greedy tools: where the open param's value starts in the body, and where the last closing tag was found in the window. */
+  private valueAt = 0
+  private closeAt = 0
   private reasoningTag = ''
+  private reasoningClose = ''
   private reasoning: Field | null = null
   private ended = false
   // codeFences state (text mode): see scanFenced
@@ -152,28 +191,25 @@ export class Engine {
   private heldAt = -1
   private rescan = 0
   private literalBefore = 0
-  private bodyFlat = new Flattener()
   /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
   private dropAt = -1
   private dropSample = ''
 
-  private readonly textTags = new TagSet()
-  private readonly toolTags = new TagSet()
+  private readonly textTags: TagSet
+  private readonly toolTags: TagSet
   private readonly tools: Set<string>
   private readonly reasoningTags: Set<string>
   private readonly params: Set<string>
   private readonly greedy: Readonly<Record<string, readonly string[]>>
 
   constructor(private readonly o: ResolvedOptions) {
-    const d = o.dialect
-    this.tools = new Set(d.tools)
-    this.params = new Set(d.params)
-    this.reasoningTags = new Set(o.reasoningTags)
-    this.greedy = d.greedy
-    for (const t of d.tools) this.textTags.add(t)
-    for (const t of o.reasoningTags) this.textTags.add(t)
-    for (const p of d.params) this.toolTags.add(p)
-    for (const t of d.tools) this.toolTags.add('/' + t)
+    const t = tables(o.dialect, o.reasoningTags)
+    this.tools = t.tools
+    this.params = t.params
+    this.reasoningTags = t.reasoningTags
+    this.textTags = t.textTags
+    this.toolTags = t.toolTags
+    this.greedy = o.dialect.greedy
   }
 
   /** Feeds more text. */
@@ -201,16 +237,18 @@ export class Engine {
           break
         }
         case Mode.Param: {
-          const r = this.scanClose(w, p, this.paramName, this.param!)
+          const r = this.scanClose(w, p, this.paramClose, this.param!)
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
-          this.tool!.params[this.paramName] = this.param!.value
+          const tool = this.tool!
+          tool.params[this.paramName] = this.param!.value
+          if (tool.body !== null) tool.spans[this.paramName] = [this.valueAt, tool.body.length + this.closeAt - bodyFrom]
           this.param = null
           this.setMode(Mode.Tool)
           p = r
           break
         }
         case Mode.Reasoning: {
-          const r = this.scanClose(w, p, this.reasoningTag, this.reasoning!)
+          const r = this.scanClose(w, p, this.reasoningClose, this.reasoning!)
           if (r < 0) return this.keep(w, base, ~r, bodyFrom)
           const content = this.reasoning!.value
           if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
@@ -438,6 +476,7 @@ export class Engine {
     }
     this.setMode(Mode.Reasoning)
     this.reasoningTag = name
+    this.reasoningClose = '</' + name + '>'
     this.reasoning = new Field()
   }
 
@@ -464,12 +503,15 @@ export class Engine {
         this.flushIgnored(this.diagnostics)
         this.setMode(Mode.Param)
         this.paramName = name
+        this.paramClose = '</' + name + '>'
+        this.paramPath = 'params.' + name
         this.param = new Field(this.o.decodeEntities)
+        if (tool.body !== null) this.valueAt = tool.body.length + e + 1 - bodyFrom
         return e + 1
       }
       if (name === '/' + tool.name) {
         this.flushIgnored(this.diagnostics)
-        if (tool.body !== null) tool.body += w.slice(bodyFrom, s)  // final value comes from applyGreedy
+        if (tool.body !== null) tool.body.push(w.slice(bodyFrom, s)) // the greedy rule reads the whole body
         this.closeTool()
         return e + 1
       }
@@ -482,23 +524,28 @@ export class Engine {
    * Inside a param or reasoning tag: only the matching closing tag ends it. Returns the index
    * after the closing tag, or ~cut with the value pushed up to cut.
    */
-  private scanClose(w: string, p: number, name: string, field: Field): number {
+  private scanClose(w: string, p: number, close: string, field: Field): number {
     if (!this.o.lenientTags) {
-      const close = '</' + name + '>'
       const i = w.indexOf(close, p)
       if (i >= 0) {
         field.push(w.slice(p, i))
+        this.closeAt = i
         return i + close.length
       }
-      const l = w.lastIndexOf('<')
-      if (!this.ended && l >= p && l > w.length - close.length && close.startsWith(w.slice(l))) {
-        field.push(w.slice(p, l))
-        return ~l
+      // a cut closing tag can only start among the last close.length - 1 characters
+      if (!this.ended) {
+        const n = w.length
+        for (let l = Math.max(p, n - close.length + 1); l < n; l++) {
+          if (w.charCodeAt(l) === LT && close.startsWith(w.slice(l))) {
+            field.push(w.slice(p, l))
+            return ~l
+          }
+        }
       }
       field.push(w.slice(p))
       return ~w.length
     }
-    const want = '/' + name
+    const want = close.slice(1, -1)
     let from = p
     for (;;) {
       const s = w.indexOf('<', from)
@@ -510,6 +557,7 @@ export class Engine {
       }
       if (j >= 0) {
         field.push(w.slice(p, s))
+        this.closeAt = s
         return j + 1
       }
       from = s + 1
@@ -540,12 +588,12 @@ export class Engine {
 
   private openTool(name: string): void {
     const greedy = this.greedy[name]
-    this.bodyFlat = new Flattener()
     this.tool = {
       name,
       call_id: this.o.idGenerator(),
       params: {},
-      body: greedy !== undefined ? '' : null,
+      body: greedy !== undefined ? new Rope() : null,
+      spans: {},
       views: greedy !== undefined && this.o.greedyWhileStreaming
         ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
         : [],
@@ -561,7 +609,7 @@ export class Engine {
   /** Adds raw text to the body of a tool with greedy params. */
   private addBody(piece: string): void {
     const tool = this.tool!
-    tool.body = this.bodyFlat.settle(tool.body + piece)
+    tool.body!.push(piece)
     for (const v of tool.views) {
       if (v.active) v.push(piece)
       else {
@@ -573,7 +621,7 @@ export class Engine {
 
   private closeTool(): void {
     const tool = this.tool!
-    if (tool.body !== null) applyGreedy(tool.params, tool.body, this.greedy[tool.name]!, this.o.decodeEntities)
+    if (tool.body !== null) applyGreedy(tool, this.greedy[tool.name]!, this.o.decodeEntities)
     this.done.push(toolBlock(tool, tool.params, false))
     this.tool = null
     this.setMode(Mode.Text)
@@ -651,32 +699,43 @@ export class Engine {
   /**
    * The one string of the open block that grows as text arrives, with its rendering after
    * `field.core`; null when there is none or when two values grow at once (a param streaming
-   * while a greedy view is open).
+   * while a greedy view is open). The object is reused: read it before the next call.
    */
   openField(final = false): OpenField | null {
     const hide = this.o.hidePartialTags && !this.ended
     switch (this.mode) {
       case Mode.Text:
-        return { path: 'content', field: this.text, ext: this.text.ext(this.textTail(hide)) }
+        return this.fill('content', this.text, this.text.ext(this.textTail(hide)))
       case Mode.Reasoning: {
         const f = this.reasoning!
-        return { path: 'reasoning', field: f, ext: f.ext(hide ? '' : this.carry) }
+        return this.fill('reasoning', f, f.ext(hide ? '' : this.carry))
       }
       case Mode.Tool:
       case Mode.Param: {
         const inParam = this.mode === Mode.Param
-        let found: OpenField | null = null
+        let found: GreedyView | null = null
         for (const v of this.tool!.views) {
           if (!v.active) continue
-          const inside = inParam && this.paramName === v.name
-          if ((inParam && !inside) || found !== null) return null
-          found = { path: 'params.' + v.name, field: v.field, ext: this.viewExt(v, final, hide) }
+          if ((inParam && this.paramName !== v.name) || found !== null) return null
+          found = v
         }
-        if (found !== null || !inParam) return found
+        if (found !== null) return this.fill(found.path, found.field, this.viewExt(found, final, hide))
+        if (!inParam) return null
         const f = this.param!
-        return { path: 'params.' + this.paramName, field: f, ext: hide ? f.ext('', true) : f.ext(this.carry) }
+        return this.fill(this.paramPath, f, hide ? f.ext('', true) : f.ext(this.carry))
       }
     }
+  }
+
+  /** One result object per engine, filled in place: the stream asks after every chunk. */
+  private readonly scratch: OpenField = { path: '', field: new Field(), ext: '' }
+
+  private fill(path: string, field: Field, ext: string): OpenField {
+    const o = this.scratch
+    o.path = path
+    o.field = field
+    o.ext = ext
+    return o
   }
 
   /** What a cut tag at the end of text renders as. */
@@ -745,16 +804,20 @@ function toolBlock(tool: ToolState, params: Record<string, string>, partial: boo
 }
 
 /** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
-function applyGreedy(params: Record<string, string>, body: string, names: readonly string[], decode: boolean): void {
+function applyGreedy(tool: ToolState, names: readonly string[], decode: boolean): void {
+  const body = tool.body!.value
   for (const name of names) {
     const open = '<' + name + '>'
     const start = body.indexOf(open)
     if (start < 0) continue
     const end = body.lastIndexOf('</' + name + '>')
-    if (end > start) {
-      const v = body.slice(start + open.length, end).trim()
-      params[name] = decode ? decodeEntities(v) : v
-    }
+    if (end <= start) continue
+    const span = tool.spans[name]
+    // the usual case: rule 4 already cut the value at that very tag; keep the same string, so
+    // nobody has to compare a long value with itself
+    if (span !== undefined && span[0] === start + open.length && span[1] === end) continue
+    const v = body.slice(start + open.length, end).trim()
+    tool.params[name] = decode ? decodeEntities(v) : v
   }
 }
 

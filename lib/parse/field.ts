@@ -11,15 +11,14 @@
  * @module
  */
 import { decodeEntities, partialEntityStart } from './entities.js'
-import { Flattener } from './flatten.js'
+import { Rope } from './flatten.js'
 
 export class Field {
-  core = ''
+  private readonly rope = new Rope()
   private ws = ''
   private held = ''
   private started = false
   private delta = ''
-  private readonly flat = new Flattener()
 
   constructor(private readonly decode = false) {}
 
@@ -44,7 +43,7 @@ export class Field {
       this.held = add.slice(cut)
       add = decodeEntities(add.slice(0, cut))
     }
-    this.core = this.flat.settle(this.core + add)
+    this.rope.push(add)
     this.delta += add
   }
 
@@ -58,6 +57,16 @@ export class Field {
     if (t.length === 0) return held
     if (!this.started) return t.trimStart()
     return held + this.ws + t
+  }
+
+  /** The value so far without its rendering tail; it only ever grows by appending. */
+  get core(): string {
+    return this.rope.value
+  }
+
+  /** Length of `core`, without building it. */
+  get coreLength(): number {
+    return this.rope.length
   }
 
   /** The value when no more text will come. */

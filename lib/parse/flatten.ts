@@ -1,22 +1,43 @@
 /**
- * Strings built by `+=` one chunk at a time are chains of V8 cons-string nodes; a long-lived
- * chain of a hundred thousand nodes makes every major GC walk it. Flattening whenever the
- * string has doubled since the last time keeps the chains short at O(n) total cost.
+ * A string that grows by appending, one chunk at a time, for the life of a long stream.
+ *
+ * Built with `+=`, such a string is a chain of V8 cons-string nodes: one allocation per chunk,
+ * and a long-lived chain of a hundred thousand nodes makes every major GC walk it. A Rope
+ * collects pieces in an array and joins them 64 at a time, and flattens the whole whenever it
+ * has doubled since the last time: O(n) total, few objects alive.
  * @internal
  * @module
  */
 
-/** Tracks one growing string and flattens it on a doubling schedule. */
-export class Flattener {
-  private mark = 4096
+const BATCH = 64
 
-  /** Returns `s`, flattened in place by V8 if it has doubled since the last flatten. */
-  settle(s: string): string {
-    if (s.length > this.mark) {
-      this.mark = s.length * 2
+export class Rope {
+  private base = ''
+  private readonly pieces: string[] = []
+  private mark = 4096
+  /** Length of the whole string. */
+  length = 0
+
+  push(piece: string): void {
+    if (piece.length === 0) return
+    this.pieces.push(piece)
+    this.length += piece.length
+    if (this.pieces.length >= BATCH) this.settle()
+  }
+
+  /** The whole string. */
+  get value(): string {
+    if (this.pieces.length > 0) this.settle()
+    return this.base
+  }
+
+  private settle(): void {
+    this.base += this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('')
+    this.pieces.length = 0
+    if (this.base.length > this.mark) {
+      this.mark = this.base.length * 2
       // indexOf makes V8 flatten the receiver; searching from the end costs nothing more
-      s.indexOf('\u0000', s.length - 1)
+      this.base.indexOf('\u0000', this.base.length - 1)
     }
-    return s
   }
 }

@@ -7,7 +7,8 @@
  */
 import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
-import { Engine, type OpenField } from '../parse/engine.js'
+import { Engine } from '../parse/engine.js'
+import type { Field } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
 import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'
 
@@ -29,7 +30,10 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
   emit?: 'diffs' | 'snapshots'
   /** Complete every partial block when the input ends (default `true`). */
   completeOnEnd?: boolean
-  /** Input limit in bytes (default 64 MiB); past it the stream fails with `ERR_MESSAGE_TOO_LARGE`. */
+  /**
+   * Limit on the UTF-8 size of the text received (default 64 MiB; for valid UTF-8 input, the
+   * bytes received). Past it the stream fails with `ERR_MESSAGE_TOO_LARGE`.
+   */
   maxBytes?: number
   /** Also put `{op: 'diagnostic', ...}` records among the diffs (default `false`). */
   diagnosticRecords?: boolean
@@ -43,6 +47,24 @@ export interface Step {
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 const NONE: Diagnostic[] = []
+const NO_DIFFS: BlockDiff[] = []
+
+/** UTF-8 size of a string; a loop beats the native call for the short chunks models stream. @internal */
+function utf8Length(s: string): number {
+  const n = s.length
+  if (n > 64) return Buffer.byteLength(s, 'utf8')
+  let bytes = n
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) continue
+    if (c < 0x800) bytes += 1
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2 // a surrogate pair: 4 bytes for 2 code units
+      i++
+    } else bytes += 2
+  }
+  return bytes
+}
 /** The step of a chunk that changed nothing; shared, never mutated. */
 const NOTHING: Step = Object.freeze({ records: Object.freeze([]) as unknown as DiffRecord[], diagnostics: NONE }) as Step
 
@@ -55,20 +77,29 @@ export class DiffSession {
   private readonly maxBytes: number
   private readonly records: boolean
   private readonly decoder = new TextDecoder('utf-8')
+  /** Exact UTF-8 size of the text, kept once `exact` (past a third of maxBytes). */
   private bytes = 0
+  private exact = false
+  /** UTF-16 length of the text while not `exact`. */
+  private chars = 0
   private sawBytes = false
   private parts: string[] = []
   private partsLength = 0
   private ended = false
+  private readonly out: Step = { records: [], diagnostics: [] }
 
   // resume mode: the engine, and what the consumer has seen of it
   private engine: Engine
   private seenDone = 0
   private seenOpen: Block | null = null
-  private seenField: OpenField | null = null
+  /** The open block's growing field as last sent: value = field.core.slice(0, seenCore) + seenExt. */
+  private seenField: Field | null = null
+  private seenPath = ''
+  private seenExt = ''
+  private seenCore = 0
   private seenShape = -1
-  /** Text appended to the open block since `seenOpen` was built. */
-  private pending = ''
+  /** `seenOpen` lags behind appends sent since it was built. */
+  private stale = false
   private seenDiagnostics = 0
 
   // full mode: the last snapshot and the ids handed out, by tool ordinal
@@ -135,33 +166,54 @@ export class DiffSession {
     return this.engine.diagnostics.slice(0, this.seenDiagnostics)
   }
 
-  /** Byte count so far. */
+  /** UTF-8 size of the text so far. */
   get byteCount(): number {
-    return this.bytes
+    return this.exact ? this.bytes : Buffer.byteLength(this.text, 'utf8')
+  }
+
+  /**
+   * Checks `maxBytes` before taking `text`. A UTF-16 unit is at most 3 UTF-8 bytes, so while
+   * three times the length stays under the limit nothing is counted at all; past a third of the
+   * limit every chunk is counted exactly.
+   */
+  private admit(text: string): void {
+    if (!this.exact) {
+      if (3 * (this.chars + text.length) <= this.maxBytes) {
+        this.chars += text.length
+        return
+      }
+      this.exact = true
+      this.bytes = Buffer.byteLength(this.text, 'utf8')
+    }
+    const size = utf8Length(text)
+    if (this.bytes + size > this.maxBytes) {
+      throw new TagstreamError(
+        'ERR_MESSAGE_TOO_LARGE',
+        `BlockParser: message exceeds maxBytes (${this.maxBytes}) at byte ${this.bytes + size}`,
+        { maxBytes: this.maxBytes, offset: this.bytes },
+      )
+    }
+    this.bytes += size
   }
 
   /** Takes one chunk. Throws a TagstreamError for a bad chunk or past `maxBytes`, having changed nothing. */
   push(chunk: unknown): Step {
     let text: string
-    let size: number
     if (typeof chunk === 'string') {
-      size = Buffer.byteLength(chunk, 'utf8')
-      this.checkSize(size)
       // bytes of a character left unfinished by a Buffer chunk become U+FFFD
       const pending = this.sawBytes ? this.decoder.decode() : ''
       this.sawBytes = false
       text = pending.length > 0 ? pending + chunk : chunk
     } else if (chunk instanceof Uint8Array) {
-      size = chunk.byteLength
-      this.checkSize(size)
       text = this.decoder.decode(chunk, { stream: true })
       this.sawBytes = true
     } else {
       const what = chunk === null ? 'null' : typeof chunk === 'object' ? (chunk.constructor?.name ?? 'object') : typeof chunk
-      throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${this.bytes} is ${what}; expected a string, Buffer or Uint8Array`, { offset: this.bytes })
+      const at = this.byteCount
+      throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${at} is ${what}; expected a string, Buffer or Uint8Array`, { offset: at })
     }
-    this.bytes += size
     if (text.length === 0) return NOTHING
+    this.admit(text)
     this.keepText(text)
     if (this.full) {
       this.engine = this.newEngine()
@@ -172,21 +224,12 @@ export class DiffSession {
     return this.step(false)
   }
 
-  private checkSize(size: number): void {
-    if (this.bytes + size > this.maxBytes) {
-      throw new TagstreamError(
-        'ERR_MESSAGE_TOO_LARGE',
-        `BlockParser: message exceeds maxBytes (${this.maxBytes}) at byte ${this.bytes + size}`,
-        { maxBytes: this.maxBytes, offset: this.bytes },
-      )
-    }
-  }
-
   /** The input ended: releases what was held, completes open blocks (unless `completeOnEnd: false`). */
   end(): Step {
     if (this.ended) return NOTHING
     const rest = this.decoder.decode()
     if (rest.length > 0) {
+      this.admit(rest)
       this.keepText(rest)
       if (this.full) {
         this.engine = this.newEngine()
@@ -213,7 +256,11 @@ export class DiffSession {
     let records: (DiffRecord | Block[])[] = diffs
     if (this.snapshots) records = diffs.length > 0 ? [this.blocks] : []
     if (this.records && diagnostics.length > 0) records = [...records, ...diagnostics.map((d): DiffRecord => ({ op: 'diagnostic', ...d }))]
-    return records.length === 0 && diagnostics.length === 0 ? NOTHING : { records, diagnostics }
+    if (records.length === 0 && diagnostics.length === 0) return NOTHING
+    // one step object per session: its consumers read it before the next chunk
+    this.out.records = records
+    this.out.diagnostics = diagnostics
+    return this.out
   }
 
   private fullDiffs(final: boolean): BlockDiff[] {
@@ -233,16 +280,22 @@ export class DiffSession {
     const e = this.engine
     const f = e.openField(final)
     const delta = f === null ? '' : f.field.take()
-    const seen = this.seenField
-    if (!final && f !== null && seen !== null && e.shape === this.seenShape && f.field === seen.field && f.path === seen.path) {
+    if (!final && f !== null && f.field === this.seenField && f.path === this.seenPath && e.shape === this.seenShape) {
       const grown = delta.length > 0 ? delta + f.ext : f.ext
-      if (grown.startsWith(seen.ext)) {
-        this.seenField = f
-        const text = grown.slice(seen.ext.length)
-        if (text.length === 0) return []
-        this.pending += text
+      const prevExt = this.seenExt
+      if (grown.startsWith(prevExt)) {
+        const text = grown.length === prevExt.length ? '' : grown.slice(prevExt.length)
+        this.seenExt = f.ext
+        this.seenCore = f.field.coreLength
+        if (text.length === 0) return NO_DIFFS
+        this.stale = true
         return [{ op: 'append', index: this.seenDone, path: f.path, text }]
       }
+    }
+    let hint: AppendHint | undefined
+    if (f !== null && f.field === this.seenField && f.path === this.seenPath) {
+      const grown = delta.length > 0 ? delta + f.ext : f.ext
+      if (grown.startsWith(this.seenExt)) hint = { index: this.seenDone, path: f.path, text: grown.slice(this.seenExt.length) }
     }
     const prev = this.openSeen()
     const open = e.render(final)
@@ -252,32 +305,34 @@ export class DiffSession {
     if (prev !== null) {
       const b = i < done.length ? done[i]! : open ?? undefined
       if (b === undefined) out.push({ op: 'truncate', length: i })
-      else diffBlock(out, i, prev, b, i === done.length ? this.hint(i, f, delta) : undefined)
+      else diffBlock(out, i, prev, b, i === done.length ? hint : undefined)
       i++
     }
     for (; i < done.length; i++) out.push({ op: 'add', index: i, block: done[i]! })
     if (open !== null && i === done.length) out.push({ op: 'add', index: i, block: open })
     this.seenDone = done.length
     this.seenOpen = open
-    this.seenField = open === null ? null : f
+    this.stale = false
     this.seenShape = e.shape
+    if (open !== null && f !== null) {
+      this.seenField = f.field
+      this.seenPath = f.path
+      this.seenExt = f.ext
+      this.seenCore = f.field.coreLength
+    } else {
+      this.seenField = null
+      this.seenPath = ''
+    }
     return out
   }
 
-  /** The open block as the consumer has it, with the appends sent since it was built. */
+  /** The open block as the consumer has it: rebuilt from the field's prefix after fast appends. */
   private openSeen(): Block | null {
-    if (this.pending.length > 0 && this.seenOpen !== null && this.seenField !== null) {
-      this.seenOpen = applyDiff([this.seenOpen], { op: 'append', index: 0, path: this.seenField.path, text: this.pending })[0]!
+    if (this.stale && this.seenOpen !== null && this.seenField !== null) {
+      const value = this.seenField.core.slice(0, this.seenCore) + this.seenExt
+      this.seenOpen = applyDiff([this.seenOpen], { op: 'set', index: 0, path: this.seenPath, value })[0]!
     }
-    this.pending = ''
+    this.stale = false
     return this.seenOpen
-  }
-
-  private hint(index: number, f: OpenField | null, delta: string): AppendHint | undefined {
-    const prev = this.seenField
-    if (f === null || prev === null || prev.field !== f.field || prev.path !== f.path) return undefined
-    const grown = delta.length > 0 ? delta + f.ext : f.ext
-    if (!grown.startsWith(prev.ext)) return undefined
-    return { index, path: f.path, text: grown.slice(prev.ext.length) }
   }
 }
