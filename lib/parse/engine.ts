@@ -61,6 +61,14 @@ interface ToolState {
   views: GreedyView[]
   /** Greedy tools: body offsets of the value of each param, as last closed by rule 4. */
   spans: Record<string, [number, number]>
+  /** Greedy tools: length of the whole body so far, whether or not all of it is kept. */
+  bodyLength: number
+  /** Inside the first greedy param, whose value its Field holds (see bodyTo). */
+  skipping: boolean
+  /** That value, raw but for leading white space, once it closed. */
+  firstRaw: string | null
+  /** The body from that param's first closing tag on. */
+  after: Rope | null
 }
 
 /**
@@ -178,6 +186,8 @@ export class Engine {
   /** For greedy tools: where the open param's value starts in the body, and where the last closing tag was found in the window. */
   private valueAt = 0
   private closeAt = 0
+  /** Where the body of a greedy tool continues in the current window. */
+  private bodyFrom = 0
   private reasoningTag = ''
   private reasoningClose = ''
   private reasoning: Field | null = null
@@ -219,29 +229,29 @@ export class Engine {
     const base = this.pos
     this.carry = ''
     let p = 0
-    let bodyFrom = 0
+    this.bodyFrom = 0
     const n = w.length
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
           const r = this.o.codeFences ? this.scanFenced(w, p, base) : this.scanText(w, p, base)
-          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          if (r < 0) return this.keep(w, base, ~r)
           p = r
-          bodyFrom = p
+          this.bodyFrom = p
           break
         }
         case Mode.Tool: {
-          const r = this.scanTool(w, p, base, bodyFrom)
-          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          const r = this.scanTool(w, p, base)
+          if (r < 0) return this.keep(w, base, ~r)
           p = r
           break
         }
         case Mode.Param: {
           const r = this.scanClose(w, p, this.paramClose, this.param!)
-          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          if (r < 0) return this.keep(w, base, ~r)
           const tool = this.tool!
           tool.params[this.paramName] = this.param!.value
-          if (tool.body !== null) tool.spans[this.paramName] = [this.valueAt, tool.body.length + this.closeAt - bodyFrom]
+          if (tool.body !== null) this.closeGreedyParam(tool, w)
           this.param = null
           this.setMode(Mode.Tool)
           p = r
@@ -249,24 +259,24 @@ export class Engine {
         }
         case Mode.Reasoning: {
           const r = this.scanClose(w, p, this.reasoningClose, this.reasoning!)
-          if (r < 0) return this.keep(w, base, ~r, bodyFrom)
+          if (r < 0) return this.keep(w, base, ~r)
           const content = this.reasoning!.value
           if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
           this.reasoning = null
           this.setMode(Mode.Text)
           this.bol = false
           p = r
-          bodyFrom = p
+          this.bodyFrom = p
           break
         }
       }
     }
-    this.keep(w, base, n, bodyFrom)
+    this.keep(w, base, n)
   }
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
-  private keep(w: string, base: number, cut: number, bodyFrom: number): void {
-    if (this.tool !== null && this.tool.body !== null && cut > bodyFrom) this.addBody(w.slice(bodyFrom, cut))
+  private keep(w: string, base: number, cut: number): void {
+    if (this.tool !== null && this.tool.body !== null) this.bodyTo(w, cut)
     this.carry = cut < w.length ? w.slice(cut) : ''
     this.pos = base + cut
   }
@@ -481,7 +491,7 @@ export class Engine {
   }
 
   /** Tool mode: param openings and the tool's closing tag; everything else is dropped. */
-  private scanTool(w: string, p: number, base: number, bodyFrom: number): number {
+  private scanTool(w: string, p: number, base: number): number {
     const tool = this.tool!
     let from = p
     for (;;) {
@@ -506,12 +516,12 @@ export class Engine {
         this.paramClose = '</' + name + '>'
         this.paramPath = 'params.' + name
         this.param = new Field(this.o.decodeEntities)
-        if (tool.body !== null) this.valueAt = tool.body.length + e + 1 - bodyFrom
+        if (tool.body !== null) this.openGreedyParam(tool, w, e + 1)
         return e + 1
       }
       if (name === '/' + tool.name) {
         this.flushIgnored(this.diagnostics)
-        if (tool.body !== null) tool.body.push(w.slice(bodyFrom, s)) // the greedy rule reads the whole body
+        if (tool.body !== null) this.bodyTo(w, s)
         this.closeTool()
         return e + 1
       }
@@ -535,14 +545,14 @@ export class Engine {
       // a cut closing tag can only start among the last close.length - 1 characters
       if (!this.ended) {
         const n = w.length
-        for (let l = Math.max(p, n - close.length + 1); l < n; l++) {
-          if (w.charCodeAt(l) === LT && close.startsWith(w.slice(l))) {
+        for (let l = w.indexOf('<', Math.max(p, n - close.length + 1)); l >= 0; l = w.indexOf('<', l + 1)) {
+          if (close.startsWith(w.slice(l))) {
             field.push(w.slice(p, l))
             return ~l
           }
         }
       }
-      field.push(w.slice(p))
+      field.push(p === 0 ? w : w.slice(p))
       return ~w.length
     }
     const want = close.slice(1, -1)
@@ -594,6 +604,10 @@ export class Engine {
       params: {},
       body: greedy !== undefined ? new Rope() : null,
       spans: {},
+      bodyLength: 0,
+      skipping: false,
+      firstRaw: null,
+      after: null,
       views: greedy !== undefined && this.o.greedyWhileStreaming
         ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
         : [],
@@ -606,10 +620,19 @@ export class Engine {
     this.shape++
   }
 
-  /** Adds raw text to the body of a tool with greedy params. */
-  private addBody(piece: string): void {
+  /**
+   * Tools with greedy params keep their body for SPEC 3.5, which needs the text from the first
+   * opening tag to the last closing tag. In the usual case the first opening tag is the param's
+   * own, and its value is already held by the param's Field: then the body skips that value and
+   * keeps only what follows its first closing tag (`after`), instead of a second copy of a whole
+   * file. Entity decoding and lenient tags take the plain path (`body` holds everything).
+   */
+  private bodyTo(w: string, to: number): void {
     const tool = this.tool!
-    tool.body!.push(piece)
+    if (to <= this.bodyFrom) return
+    const piece = w.slice(this.bodyFrom, to)
+    this.bodyFrom = to
+    tool.bodyLength += piece.length
     for (const v of tool.views) {
       if (v.active) v.push(piece)
       else {
@@ -617,6 +640,32 @@ export class Engine {
         if (v.active) this.shape++
       }
     }
+    if (tool.skipping) return
+    if (tool.after !== null) tool.after.push(piece)
+    else tool.body!.push(piece)
+  }
+
+  private openGreedyParam(tool: ToolState, w: string, valueStart: number): void {
+    this.bodyTo(w, valueStart)
+    this.valueAt = tool.bodyLength
+    if (tool.firstRaw !== null || tool.skipping || tool.after !== null || this.o.decodeEntities || this.o.lenientTags) return
+    const names = this.greedy[tool.name]!
+    if (!names.includes(this.paramName) || names.length !== 1) return
+    // the value skipped must start at the first opening tag of the body
+    if (tool.body!.value.indexOf('<' + this.paramName + '>') !== tool.bodyLength - this.paramName.length - 2) return
+    tool.skipping = true
+  }
+
+  private closeGreedyParam(tool: ToolState, w: string): void {
+    this.bodyTo(w, this.closeAt)
+    if (tool.skipping) {
+      const f = this.param!
+      tool.skipping = false
+      tool.firstRaw = f.value + f.trailing
+      tool.after = new Rope()
+      return
+    }
+    if (tool.after === null) tool.spans[this.paramName] = [this.valueAt, tool.bodyLength]
   }
 
   private closeTool(): void {
@@ -805,6 +854,14 @@ function toolBlock(tool: ToolState, params: Record<string, string>, partial: boo
 
 /** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
 function applyGreedy(tool: ToolState, names: readonly string[], decode: boolean): void {
+  if (tool.firstRaw !== null) {
+    // the short path of bodyTo: one greedy param, its first opening tag the first of the body
+    const name = names[0]!
+    const after = tool.after!.value
+    const end = after.lastIndexOf('</' + name + '>')
+    if (end > 0) tool.params[name] = (tool.firstRaw + after.slice(0, end)).trim()
+    return
+  }
   const body = tool.body!.value
   for (const name of names) {
     const open = '<' + name + '>'

@@ -69,6 +69,11 @@ export class Field {
     return this.rope.length
   }
 
+  /** White space after the value, kept in case more text follows. */
+  get trailing(): string {
+    return this.ws
+  }
+
   /** The value when no more text will come. */
   get value(): string {
     return this.core + this.held
