@@ -116,7 +116,17 @@ export class ReplayDiffer {
   constructor(options: ReplayDiffOptions = {}) {
     this.sessionOptions = { ...options, emit: 'diffs', idGenerator: options.idGenerator ?? counterIds() }
     this.complete = options.completeOnEnd ?? true
-    new DiffSession(this.sessionOptions) // checks the options now, not at the first chunk
+    this.newSession() // checks the options now, not at the first chunk
+  }
+
+  /** Where the current text session's records go, shifted past the turn's earlier segments. */
+  private sink: DiffRecord[] = []
+
+  private newSession(): DiffSession {
+    return new DiffSession(this.sessionOptions, {
+      record: (r) => this.sink.push(shift(r as DiffRecord, this.base)),
+      diagnostic: () => undefined,
+    })
   }
 
   /** The records one event gives (often none or one). */
@@ -134,10 +144,10 @@ export class ReplayDiffer {
       if (e.kind === 'text') {
         if (this.text === null) {
           this.endSegment(out)
-          this.text = new DiffSession(this.sessionOptions)
+          this.text = this.newSession()
         }
-        const records = this.text.push(e.text).records
-        for (const r of records) out.push(shift(r as DiffRecord, this.base))
+        this.sink = out
+        this.text.push(e.text)
       } else {
         if (this.reasoning === null) {
           this.endSegment(out)
@@ -165,7 +175,8 @@ export class ReplayDiffer {
 
   private endSegment(out: DiffRecord[]): void {
     if (this.text !== null) {
-      for (const r of this.text.end().records) out.push(shift(r as DiffRecord, this.base))
+      this.sink = out
+      this.text.end()
       this.base += this.text.blocks.length
       this.text = null
     } else if (this.reasoning !== null) {

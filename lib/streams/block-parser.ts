@@ -5,7 +5,7 @@
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
 import type { Block, Diagnostic } from '../types.js'
 import { TagstreamError } from '../errors.js'
-import { DiffSession, type StreamParseOptions, type Step } from './session.js'
+import { DiffSession, type StreamParseOptions } from './session.js'
 
 /**
  * Options of {@link BlockParser}: the parse and stream-parse options, plus the usual stream
@@ -54,7 +54,6 @@ export class BlockParser extends Transform {
 
   /** @param options - see {@link BlockParserOptions} */
   constructor(options: BlockParserOptions = {}) {
-    const session = new DiffSession(options)
     const streamOptions: TransformOptions = {
       writableObjectMode: true,
       readableObjectMode: true,
@@ -64,7 +63,10 @@ export class BlockParser extends Transform {
     if (options.writableHighWaterMark !== undefined) streamOptions.writableHighWaterMark = options.writableHighWaterMark
     if (options.signal !== undefined) streamOptions.signal = options.signal
     super(streamOptions)
-    this.session = session
+    this.session = new DiffSession(options, {
+      record: (r) => this.push(r),
+      diagnostic: (d) => this.emit('diagnostic', d),
+    })
   }
 
   /** The current snapshot: what the diffs emitted so far add up to. */
@@ -94,34 +96,25 @@ export class BlockParser extends Transform {
     return super.write(chunk, encoding as BufferEncoding, cb)
   }
 
-  private send(step: Step): void {
-    for (const d of step.diagnostics) this.emit('diagnostic', d)
-    for (const r of step.records) this.push(r)
-  }
-
   /** @internal */
   override _transform(chunk: unknown, _encoding: BufferEncoding, callback: TransformCallback): void {
-    let step: Step
     try {
-      step = this.session.push(chunk)
+      this.session.push(chunk)
     } catch (err) {
       callback(err as Error)
       return
     }
-    this.send(step)
     callback()
   }
 
   /** @internal */
   override _flush(callback: TransformCallback): void {
-    let step: Step
     try {
-      step = this.session.end()
+      this.session.end()
     } catch (err) {
       callback(err as Error)
       return
     }
-    this.send(step)
     callback()
   }
 }

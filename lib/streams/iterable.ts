@@ -20,9 +20,19 @@ export async function* parseStream(
   source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
   options: StreamParseOptions = {},
 ): AsyncGenerator<DiffRecord | Block[], void, undefined> {
-  const session = new DiffSession(options)
-  for await (const chunk of source) yield* session.push(chunk).records
-  yield* session.end().records
+  let batch: (DiffRecord | Block[])[] = []
+  const session = new DiffSession(options, { record: (r) => batch.push(r), diagnostic: () => undefined })
+  const take = (): (DiffRecord | Block[])[] => {
+    const out = batch
+    batch = []
+    return out
+  }
+  for await (const chunk of source) {
+    session.push(chunk)
+    yield* take()
+  }
+  session.end()
+  yield* take()
 }
 
 /**
@@ -36,13 +46,17 @@ export async function* parseStream(
  * ```
  */
 export function createWebBlockParser(options: StreamParseOptions = {}): TransformStream<string | Uint8Array, DiffRecord | Block[]> {
-  const session = new DiffSession(options)
+  let controller: TransformStreamDefaultController<DiffRecord | Block[]>
+  const session = new DiffSession(options, { record: (r) => controller.enqueue(r), diagnostic: () => undefined })
   return new TransformStream({
-    transform(chunk, controller) {
-      for (const r of session.push(chunk).records) controller.enqueue(r)
+    start(c) {
+      controller = c
     },
-    flush(controller) {
-      for (const r of session.end().records) controller.enqueue(r)
+    transform(chunk) {
+      session.push(chunk)
+    },
+    flush() {
+      session.end()
     },
   })
 }

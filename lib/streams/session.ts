@@ -39,15 +39,14 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
   diagnosticRecords?: boolean
 }
 
-/** What one step of a session produced. @internal */
-export interface Step {
-  records: (DiffRecord | Block[])[]
-  diagnostics: Diagnostic[]
+/** Where a session delivers what it produces, as it produces it. @internal */
+export interface SessionOutput {
+  record(r: DiffRecord | Block[]): void
+  diagnostic(d: Diagnostic): void
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 const NONE: Diagnostic[] = []
-const NO_DIFFS: BlockDiff[] = []
 
 /** UTF-8 size of a string; a loop beats the native call for the short chunks models stream. @internal */
 function utf8Length(s: string): number {
@@ -65,8 +64,6 @@ function utf8Length(s: string): number {
   }
   return bytes
 }
-/** The step of a chunk that changed nothing; shared, never mutated. */
-const NOTHING: Step = Object.freeze({ records: Object.freeze([]) as unknown as DiffRecord[], diagnostics: NONE }) as Step
 
 /** @internal */
 export class DiffSession {
@@ -86,7 +83,8 @@ export class DiffSession {
   private parts: string[] = []
   private partsLength = 0
   private ended = false
-  private readonly out: Step = { records: [], diagnostics: [] }
+  /** Diffs sent in the current step (snapshots mode sends one snapshot if any). */
+  private changed = 0
 
   // resume mode: the engine, and what the consumer has seen of it
   private engine: Engine
@@ -106,7 +104,7 @@ export class DiffSession {
   private snapshot: Block[] = []
   private readonly ids: string[] = []
 
-  constructor(options: StreamParseOptions = {}) {
+  constructor(options: StreamParseOptions, private readonly out: SessionOutput) {
     this.o = resolveOptions(options)
     const reparse = options.reparse ?? 'resume'
     const emit = options.emit ?? 'diffs'
@@ -197,7 +195,7 @@ export class DiffSession {
   }
 
   /** Takes one chunk. Throws a TagstreamError for a bad chunk or past `maxBytes`, having changed nothing. */
-  push(chunk: unknown): Step {
+  push(chunk: unknown): void {
     let text: string
     if (typeof chunk === 'string') {
       // bytes of a character left unfinished by a Buffer chunk become U+FFFD
@@ -212,7 +210,7 @@ export class DiffSession {
       const at = this.byteCount
       throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${at} is ${what}; expected a string, Buffer or Uint8Array`, { offset: at })
     }
-    if (text.length === 0) return NOTHING
+    if (text.length === 0) return
     this.admit(text)
     this.keepText(text)
     if (this.full) {
@@ -221,12 +219,12 @@ export class DiffSession {
     } else {
       this.engine.feed(text)
     }
-    return this.step(false)
+    this.step(false)
   }
 
   /** The input ended: releases what was held, completes open blocks (unless `completeOnEnd: false`). */
-  end(): Step {
-    if (this.ended) return NOTHING
+  end(): void {
+    if (this.ended) return
     const rest = this.decoder.decode()
     if (rest.length > 0) {
       this.admit(rest)
@@ -240,34 +238,36 @@ export class DiffSession {
     }
     this.ended = true
     this.engine.end()
-    return this.step(true)
+    this.step(true)
   }
 
-  private step(atEnd: boolean): Step {
+  private step(atEnd: boolean): void {
     const final = atEnd && this.completeOnEnd
-    const diffs = this.full ? this.fullDiffs(final) : this.resumeDiffs(final)
+    this.changed = 0
+    if (this.full) this.fullDiffs(final)
+    else this.resumeDiffs(final)
+    if (this.snapshots && this.changed > 0) this.out.record(this.blocks)
     const found = this.engine.diagnostics
-    let diagnostics: Diagnostic[] = NONE
     if (found.length > this.seenDiagnostics || atEnd) {
-      diagnostics = found.slice(this.seenDiagnostics)
+      const diagnostics = found.slice(this.seenDiagnostics)
       this.seenDiagnostics = found.length
       if (atEnd) diagnostics.push(...this.engine.endDiagnostics())
+      for (const d of diagnostics) {
+        this.out.diagnostic(d)
+        if (this.records) this.out.record({ op: 'diagnostic', ...d })
+      }
     }
-    let records: (DiffRecord | Block[])[] = diffs
-    if (this.snapshots) records = diffs.length > 0 ? [this.blocks] : []
-    if (this.records && diagnostics.length > 0) records = [...records, ...diagnostics.map((d): DiffRecord => ({ op: 'diagnostic', ...d }))]
-    if (records.length === 0 && diagnostics.length === 0) return NOTHING
-    // one step object per session: its consumers read it before the next chunk
-    this.out.records = records
-    this.out.diagnostics = diagnostics
-    return this.out
   }
 
-  private fullDiffs(final: boolean): BlockDiff[] {
+  private send(d: BlockDiff): void {
+    this.changed++
+    if (!this.snapshots) this.out.record(d)
+  }
+
+  private fullDiffs(final: boolean): void {
     const next = this.engine.blocks(final)
-    const diffs = diffBlocks(this.snapshot, next)
+    for (const d of diffBlocks(this.snapshot, next)) this.send(d)
     this.snapshot = next
-    return diffs
   }
 
   /**
@@ -276,7 +276,7 @@ export class DiffSession {
    * says it gained, without building a block; the open block the consumer holds is then brought
    * up to date lazily (`pending`).
    */
-  private resumeDiffs(final: boolean): BlockDiff[] {
+  private resumeDiffs(final: boolean): void {
     const e = this.engine
     const f = e.openField(final)
     const delta = f === null ? '' : f.field.take()
@@ -287,9 +287,10 @@ export class DiffSession {
         const text = grown.length === prevExt.length ? '' : grown.slice(prevExt.length)
         this.seenExt = f.ext
         this.seenCore = f.field.coreLength
-        if (text.length === 0) return NO_DIFFS
+        if (text.length === 0) return
         this.stale = true
-        return [{ op: 'append', index: this.seenDone, path: f.path, text }]
+        this.send({ op: 'append', index: this.seenDone, path: f.path, text })
+        return
       }
     }
     let hint: AppendHint | undefined
@@ -323,7 +324,7 @@ export class DiffSession {
       this.seenField = null
       this.seenPath = ''
     }
-    return out
+    for (const d of out) this.send(d)
   }
 
   /** The open block as the consumer has it: rebuilt from the field's prefix after fast appends. */
