@@ -30,7 +30,9 @@ export class Field {
       if (piece.length === 0) return
       this.started = true
     }
-    const body = piece.trimEnd()
+    // most pieces end in a visible ASCII character: skip the trim and its copy
+    const last = piece.charCodeAt(piece.length - 1)
+    const body = last > 32 && last < 127 ? piece : piece.trimEnd()
     if (body.length === 0) {
       this.ws += piece
       return

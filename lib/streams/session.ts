@@ -8,6 +8,7 @@
 import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { Engine } from '../parse/engine.js'
+import { Rope } from '../parse/flatten.js'
 import type { Field } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
 import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'
@@ -80,8 +81,8 @@ export class DiffSession {
   /** UTF-16 length of the text while not `exact`. */
   private chars = 0
   private sawBytes = false
-  private parts: string[] = []
-  private partsLength = 0
+  /** The text received, kept for `text` and for `reparse: 'full'`. */
+  private readonly received = new Rope()
   private ended = false
   /** Diffs sent in the current step (snapshots mode sends one snapshot if any). */
   private changed = 0
@@ -137,17 +138,7 @@ export class DiffSession {
 
   /** The text received so far. */
   get text(): string {
-    if (this.parts.length > 1) this.parts = [this.parts.join('')]
-    return this.parts[0] ?? ''
-  }
-
-  /** Keeps the received text; joins on a doubling schedule so it is not a list of 100k chunks. */
-  private keepText(text: string): void {
-    this.parts.push(text)
-    this.partsLength += text.length
-    if (this.parts.length > 256 && this.partsLength > 2 * (this.parts[0]?.length ?? 0)) {
-      this.parts = [this.parts.join('')]
-    }
+    return this.received.value
   }
 
   /** The current snapshot. */
@@ -212,7 +203,7 @@ export class DiffSession {
     }
     if (text.length === 0) return
     this.admit(text)
-    this.keepText(text)
+    this.received.push(text)
     if (this.full) {
       this.engine = this.newEngine()
       this.engine.feed(this.text)
@@ -228,7 +219,7 @@ export class DiffSession {
     const rest = this.decoder.decode()
     if (rest.length > 0) {
       this.admit(rest)
-      this.keepText(rest)
+      this.received.push(rest)
       if (this.full) {
         this.engine = this.newEngine()
         this.engine.feed(this.text)
