@@ -630,6 +630,11 @@ export class Engine {
   private bodyTo(w: string, to: number): void {
     const tool = this.tool!
     if (to <= this.bodyFrom) return
+    if (tool.skipping && tool.views.length === 0) {
+      tool.bodyLength += to - this.bodyFrom
+      this.bodyFrom = to
+      return
+    }
     const piece = w.slice(this.bodyFrom, to)
     this.bodyFrom = to
     tool.bodyLength += piece.length
