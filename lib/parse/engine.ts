@@ -22,13 +22,19 @@ const enum Mode { Text, Tool, Param, Reasoning }
 const LT = 60 // '<'
 const NL = 10 // '\n'
 const SPACE = 32
+const TAB = 9
+const SLASH = 47
+const isBlank = (c: number): boolean => c === SPACE || c === TAB
 const BACKTICK = 96
 /** An inline code span whose closing run does not come within this many characters is literal. */
 const MAX_SPAN = 4096
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
 const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
-const TEXT_STOPS = /[<`\n]/gu
+function indexOrEnd(w: string, c: string, from: number): number {
+  const i = w.indexOf(c, from)
+  return i < 0 ? w.length : i
+}
 const GT = 62 // '>'
 /** Extra room for white space inside brackets with `lenientTags`. */
 const LENIENT_SLACK = 16
@@ -116,7 +122,9 @@ class GreedyView {
     }
     const s = this.tail.length > 0 ? this.tail + piece : piece
     let hold = s.length
-    const c = s.lastIndexOf(this.close)
+    // the last closing tag, found forwards: V8's indexOf is several times faster than lastIndexOf
+    let c = -1
+    for (let i = s.indexOf(this.close); i >= 0; i = s.indexOf(this.close, i + 1)) c = i
     if (c >= 0 && this.toolClose.startsWith(s.slice(c + this.close.length).trimStart())) hold = c
     if (hold === s.length) {
       const l = s.lastIndexOf('<')
@@ -146,6 +154,8 @@ interface Tables {
   reasoningTags: Set<string>
   textTags: TagSet
   toolTags: TagSet
+  /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
+  unknownCache: Map<string, boolean>
 }
 
 const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
@@ -156,7 +166,7 @@ function tables(d: Dialect, reasoning: readonly string[]): Tables {
   const key = reasoning.join('\u0000')
   let t = byReasoning.get(key)
   if (t === undefined) {
-    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet() }
+    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
     for (const x of d.tools) t.textTags.add(x)
     for (const x of reasoning) t.textTags.add(x)
     for (const x of d.params) t.toolTags.add(x)
@@ -188,6 +198,8 @@ export class Engine {
   private closeAt = 0
   /** Where the body of a greedy tool continues in the current window. */
   private bodyFrom = 0
+  /** Where it starts in the current window, for the greedy views. */
+  private viewFrom = 0
   private reasoningTag = ''
   private reasoningClose = ''
   private reasoning: Field | null = null
@@ -211,6 +223,7 @@ export class Engine {
   private readonly reasoningTags: Set<string>
   private readonly params: Set<string>
   private readonly greedy: Readonly<Record<string, readonly string[]>>
+  private readonly unknownCache: Map<string, boolean>
 
   constructor(private readonly o: ResolvedOptions) {
     const t = tables(o.dialect, o.reasoningTags)
@@ -219,6 +232,7 @@ export class Engine {
     this.reasoningTags = t.reasoningTags
     this.textTags = t.textTags
     this.toolTags = t.toolTags
+    this.unknownCache = t.unknownCache
     this.greedy = o.dialect.greedy
   }
 
@@ -230,6 +244,7 @@ export class Engine {
     this.carry = ''
     let p = 0
     this.bodyFrom = 0
+    this.viewFrom = 0
     const n = w.length
     while (p < n) {
       switch (this.mode) {
@@ -238,6 +253,7 @@ export class Engine {
           if (r < 0) return this.keep(w, base, ~r)
           p = r
           this.bodyFrom = p
+          this.viewFrom = p
           break
         }
         case Mode.Tool: {
@@ -276,7 +292,13 @@ export class Engine {
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
   private keep(w: string, base: number, cut: number): void {
-    if (this.tool !== null && this.tool.body !== null) this.bodyTo(w, cut)
+    const tool = this.tool
+    if (tool !== null && tool.body !== null) {
+      this.bodyTo(w, cut)
+      // greedy views see the body only of a tool still open when a feed ends: in a tool that
+      // closes within the feed (every tool of a one-shot parse) they would be wasted work
+      if (tool.views.length > 0 && cut > this.viewFrom) this.feedViews(tool, w.slice(this.viewFrom, cut))
+    }
     this.carry = cut < w.length ? w.slice(cut) : ''
     this.pos = base + cut
   }
@@ -368,6 +390,9 @@ export class Engine {
     const n = w.length
     let i = Math.max(p, this.rescan - base)
     this.rescan = 0
+    let nextLt = -1
+    let nextBt = -1
+    let nextNl = -1
     const cut = (at: number): number => {
       if (this.heldAt >= 0) {
         this.rescan = base + at
@@ -400,15 +425,18 @@ export class Engine {
         i = nl + 1
         continue
       }
-      TEXT_STOPS.lastIndex = i
-      const m = TEXT_STOPS.exec(w)
-      const q = m === null ? n : m.index
+      // the next '<', '`' or newline; each is looked for again only once passed
+      if (nextLt < i) nextLt = indexOrEnd(w, '<', i)
+      if (nextBt < i) nextBt = indexOrEnd(w, '`', i)
+      if (nextNl < i) nextNl = indexOrEnd(w, '\n', i)
+      const q = Math.min(nextLt, nextBt, nextNl)
       if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
         if (base + n <= this.spanAt + MAX_SPAN) return cut(n)
         i = this.literal(this.spanAt + MAX_SPAN) - base
+        nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
         continue
       }
-      if (m === null) return cut(n)
+      if (q === n) return cut(n)
       const c = w.charCodeAt(q)
       if (c === NL) {
         if (this.span > 0) {
@@ -416,6 +444,7 @@ export class Engine {
           this.literal(base + q)
           if (held >= 0) {
             i = held - base
+            nextLt = nextBt = nextNl = -1
             continue
           }
         }
@@ -560,6 +589,12 @@ export class Engine {
     for (;;) {
       const s = w.indexOf('<', from)
       if (s < 0) break
+      // most '<' in a value (`a < b`, `<div>`) are no closing tag: tell at the next character
+      const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
+      if (c1 !== SLASH && !isBlank(c1)) {
+        from = s + 1
+        continue
+      }
       const j = this.closeEnd(w, s, want)
       if (j === PARTIAL) {
         field.push(w.slice(p, s))
@@ -578,17 +613,29 @@ export class Engine {
 
   /** Lenient closing tag `</ name >` at `s`: index of '>', NONE or PARTIAL. */
   private closeEnd(w: string, s: number, want: string): number {
-    const lim = Math.min(w.length, s + want.length + 2 + LENIENT_SLACK)
-    for (let j = s + 1; j < lim; j++) {
-      const c = w.charCodeAt(j)
-      if (c === GT) return this.innerName(w.slice(s + 1, j)) === want ? j : NONE
-      if (c === LT) return NONE
-    }
-    if (lim === w.length && !this.ended) {
-      if (this.cutMatches(w.slice(s + 1), (x) => want.startsWith(x), (x) => x === want)) return PARTIAL
-    }
-    return NONE
+    // by hand rather than a regex: inside a long value every '<' comes through here
+    const n = w.length
+    const lim = Math.min(n, s + want.length + 2 + LENIENT_SLACK)
+    let j = s + 1
+    while (j < lim && isBlank(w.charCodeAt(j))) j++
+    if (j < lim && w.charCodeAt(j) === SLASH) {
+      j++
+      while (j < lim && isBlank(w.charCodeAt(j))) j++
+      let k = 1
+      while (k < want.length && j < lim && w.charCodeAt(j) === want.charCodeAt(k)) {
+        k++
+        j++
+      }
+      if (k === want.length) {
+        while (j < lim && isBlank(w.charCodeAt(j))) j++
+        if (j < lim) return w.charCodeAt(j) === GT ? j : NONE
+      } else if (j < lim) return NONE
+    } else if (j < lim) return NONE
+    // the window ended with everything so far matching: the tag may still come
+    return j === n && lim === n && !this.ended ? PARTIAL : NONE
   }
+
+
 
   private closeText(): void {
     const content = this.text.value
@@ -625,12 +672,13 @@ export class Engine {
    * opening tag to the last closing tag. In the usual case the first opening tag is the param's
    * own, and its value is already held by the param's Field: then the body skips that value and
    * keeps only what follows its first closing tag (`after`), instead of a second copy of a whole
-   * file. Entity decoding and lenient tags take the plain path (`body` holds everything).
+   * file. With entity decoding the Field holds decoded text, so that takes the plain path
+   * (`body` holds everything).
    */
   private bodyTo(w: string, to: number): void {
     const tool = this.tool!
     if (to <= this.bodyFrom) return
-    if (tool.skipping && tool.views.length === 0) {
+    if (tool.skipping) {
       tool.bodyLength += to - this.bodyFrom
       this.bodyFrom = to
       return
@@ -638,6 +686,11 @@ export class Engine {
     const piece = w.slice(this.bodyFrom, to)
     this.bodyFrom = to
     tool.bodyLength += piece.length
+    if (tool.after !== null) tool.after.push(piece)
+    else tool.body!.push(piece)
+  }
+
+  private feedViews(tool: ToolState, piece: string): void {
     for (const v of tool.views) {
       if (v.active) v.push(piece)
       else {
@@ -645,15 +698,12 @@ export class Engine {
         if (v.active) this.shape++
       }
     }
-    if (tool.skipping) return
-    if (tool.after !== null) tool.after.push(piece)
-    else tool.body!.push(piece)
   }
 
   private openGreedyParam(tool: ToolState, w: string, valueStart: number): void {
     this.bodyTo(w, valueStart)
     this.valueAt = tool.bodyLength
-    if (tool.firstRaw !== null || tool.skipping || tool.after !== null || this.o.decodeEntities || this.o.lenientTags) return
+    if (tool.firstRaw !== null || tool.skipping || tool.after !== null || this.o.decodeEntities) return
     const names = this.greedy[tool.name]!
     if (!names.includes(this.paramName) || names.length !== 1) return
     // the value skipped must start at the first opening tag of the body
@@ -711,7 +761,13 @@ export class Engine {
   }
 
   private checkUnknown(name: string, offset: number): void {
-    if (this.params.has(name) || !looksLikeTool(name, this.tools)) return
+    if (this.params.has(name)) return
+    let yes = this.unknownCache.get(name)
+    if (yes === undefined) {
+      yes = looksLikeTool(name, this.tools)
+      if (this.unknownCache.size < 4096) this.unknownCache.set(name, yes)
+    }
+    if (!yes) return
     this.diagnostics.push({ code: 'unknown-tool', message: `<${name}> looks like a tool call but is not a tool of this dialect; it was kept as text`, offset })
   }
 
