@@ -19,7 +19,7 @@ export const presentHelp = `Usage: tagstream present [options] [FILE]
 
 The Presenter demo: shows a model's text as it streams and runs its tool calls one at a time
 through a dry-run executor (nothing is executed; each call says what it would do), asking
-y/n for each call that is not read-only. FILE (or stdin) is plain model text, or a log of any
+y/n before each call. FILE (or stdin) is plain model text, or a log of any
 format 'replay' reads, presented one assistant turn after another.
 
 Answers are read from the terminal; when FILE is given they may also come from stdin
