@@ -202,6 +202,11 @@ export class DiffSession {
       throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${at} is ${what}; expected a string, Buffer or Uint8Array`, { offset: at })
     }
     if (text.length === 0) return
+    this.take(text)
+    this.step(false)
+  }
+
+  private take(text: string): void {
     this.admit(text)
     this.received.push(text)
     if (this.full) {
@@ -210,23 +215,13 @@ export class DiffSession {
     } else {
       this.engine.feed(text)
     }
-    this.step(false)
   }
 
   /** The input ended: releases what was held, completes open blocks (unless `completeOnEnd: false`). */
   end(): void {
     if (this.ended) return
     const rest = this.decoder.decode()
-    if (rest.length > 0) {
-      this.admit(rest)
-      this.received.push(rest)
-      if (this.full) {
-        this.engine = this.newEngine()
-        this.engine.feed(this.text)
-      } else {
-        this.engine.feed(rest)
-      }
-    }
+    if (rest.length > 0) this.take(rest)
     this.ended = true
     this.engine.end()
     this.step(true)
