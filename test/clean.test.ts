@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { cleanDisplayText } from '../lib/index.js'
 
-const CORPUS = '/work/shared/conformance/present-text.cline.jsonl'
+const CORPUS = new URL('../../shared/conformance/present-text.cline.jsonl', import.meta.url)
 interface Case { content: string; partial: boolean; expected: string }
 const cases = readFileSync(CORPUS, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Case)
 
