@@ -103,6 +103,7 @@ export class TextCleaner {
   private prefixTrimmed = ''
   private tail = ''
   private scanned = 0
+  private flatMark = 4096
   /** How many times the kept prefix grew or was reset. */
   commits = 0
   /** How many times the cleaner was reset. */
@@ -121,6 +122,7 @@ export class TextCleaner {
     this.prefixTrimmed = ''
     this.tail = content
     this.scanned = 0
+    this.flatMark = 4096
     this.commits++
     this.resets++
   }
@@ -145,6 +147,12 @@ export class TextCleaner {
       if (this.prefix.length === 0) this.prefixTrimmed = kept.trimStart()
       else this.prefixTrimmed += kept
       this.prefix += kept
+      if (this.prefix.length > this.flatMark) {
+        // one cons string per chunk would make a chain every major GC walks: flatten on doubling
+        this.flatMark = this.prefix.length * 2
+        this.prefix.indexOf('\u0000', this.prefix.length - 1)
+        this.prefixTrimmed.indexOf('\u0000', this.prefixTrimmed.length - 1)
+      }
       this.tail = tail.slice(j + 1)
       this.commits++
     }

@@ -324,6 +324,8 @@ export class Presenter extends Writable {
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
+  /** Length past which the growing tool value is flattened next. */
+  private flatMark = 4096
   private shownCommits = -1
   private shownResets = -1
   private shownTail = ''
@@ -537,7 +539,7 @@ export class Presenter extends Writable {
     if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = this.snap[d.index]!
       if (b.type === 'text' && d.path === 'content') {
-        b.content += d.text
+        b.content = this.grow(b.content, d.text)
         if (d.index === cursor) {
           this.dirty = true
           this.cleaner.append(d.text)
@@ -552,7 +554,7 @@ export class Presenter extends Writable {
         const key = this.lastKey
         const v = key === undefined ? undefined : b.params[key]
         if (v !== undefined) {
-          b.params[key!] = v + d.text
+          b.params[key!] = this.grow(v, d.text)
           if (d.index === cursor) this.dirty = true
           return
         }
@@ -588,12 +590,27 @@ export class Presenter extends Writable {
     }
   }
 
+  /**
+   * Appends to the growing value of the open block. One `+=` per chunk is a chain of one cons
+   * string per chunk, which every major GC walks while the block lives: flatten whenever the
+   * value has doubled, O(n) in all.
+   */
+  private grow(v: string, text: string): string {
+    const nv = v + text
+    if (nv.length > this.flatMark) {
+      this.flatMark = nv.length * 2
+      nv.indexOf('\u0000', nv.length - 1)
+    }
+    return nv
+  }
+
   /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
   private handled(d: unknown, index: number): never {
     throw new TagstreamError('ERR_INVALID_DIFF', `Presenter: diff ${JSON.stringify(d)} changes block ${index}, which was already presented as complete`, { diff: d })
   }
 
   private resetShown(): void {
+    this.flatMark = 4096
     this.dirty = true
     this.shownAny = false
     this.shownCommits = -1
