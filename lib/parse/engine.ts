@@ -565,6 +565,9 @@ export class Engine {
    */
   private scanClose(w: string, p: number, close: string, field: Field): number {
     if (!this.o.lenientTags) {
+      // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
+      // setup cost per call that only long texts repay
+      if (w.length - p < 256) return this.scanCloseShort(w, p, close, field)
       const i = w.indexOf(close, p)
       if (i >= 0) {
         field.push(w.slice(p, i))
@@ -609,6 +612,24 @@ export class Engine {
     }
     field.push(w.slice(p))
     return ~w.length
+  }
+
+  /** scanClose for a short window: same result, one pass over its '<'. */
+  private scanCloseShort(w: string, p: number, close: string, field: Field): number {
+    const n = w.length
+    for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
+      if (w.startsWith(close, l)) {
+        field.push(w.slice(p, l))
+        this.closeAt = l
+        return l + close.length
+      }
+      if (!this.ended && l > n - close.length && close.startsWith(w.slice(l))) {
+        field.push(w.slice(p, l))
+        return ~l
+      }
+    }
+    field.push(p === 0 ? w : w.slice(p))
+    return ~n
   }
 
   /** Lenient closing tag `</ name >` at `s`: index of '>', NONE or PARTIAL. */
