@@ -3,7 +3,7 @@
  *
  * Built with `+=`, such a string is a chain of V8 cons-string nodes: one allocation per chunk,
  * and a long-lived chain of a hundred thousand nodes makes every major GC walk it. A Rope
- * collects pieces in an array and joins them 128 at a time, so the chain has one node per
+ * collects pieces in a fixed array and joins them 128 at a time, so the chain has one node per
  * batch; V8 flattens it once, when someone reads the whole.
  * @internal
  * @module
@@ -13,25 +13,28 @@ const BATCH = 128
 
 export class Rope {
   private base = ''
-  private readonly pieces: string[] = []
+  // a fixed array written in place: no allocation per piece, and no shrinking and regrowing
+  private readonly pieces: string[] = new Array<string>(BATCH).fill('')
+  private count = 0
   /** Length of the whole string. */
   length = 0
 
   push(piece: string): void {
     if (piece.length === 0) return
-    this.pieces.push(piece)
+    this.pieces[this.count++] = piece
     this.length += piece.length
-    if (this.pieces.length >= BATCH) this.settle()
+    if (this.count === BATCH) {
+      this.base += this.pieces.join('')
+      this.count = 0
+    }
   }
 
   /** The whole string. */
   get value(): string {
-    if (this.pieces.length > 0) this.settle()
+    if (this.count > 0) {
+      this.base += this.count === 1 ? this.pieces[0]! : this.pieces.slice(0, this.count).join('')
+      this.count = 0
+    }
     return this.base
-  }
-
-  private settle(): void {
-    this.base += this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('')
-    this.pieces.length = 0
   }
 }
