@@ -12,10 +12,10 @@
  */
 import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
-import type { Dialect } from '../dialect.js'
 import { Field } from './field.js'
-import { decodeEntities } from './entities.js'
-import { Rope } from './flatten.js'
+import { Rope } from './rope.js'
+import { GreedyView, applyGreedy, type GreedyBody } from './greedy.js'
+import { tables, looksLikeTool, type TagSet } from './tags.js'
 
 const enum Mode { Text, Tool, Param, Reasoning }
 
@@ -57,123 +57,11 @@ export interface OpenField {
 }
 
 
-interface ToolState {
+interface ToolState extends GreedyBody {
   name: string
   call_id: string
-  params: Record<string, string>
-  /** Raw text of the tool's body so far, kept only for tools with greedy params. */
-  body: Rope | null
   /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
   views: GreedyView[]
-  /** Greedy tools: body offsets of the value of each param, as last closed by rule 4. */
-  spans: Record<string, [number, number]>
-  /** Greedy tools: length of the whole body so far, whether or not all of it is kept. */
-  bodyLength: number
-  /** Inside the first greedy param, whose value its Field holds (see bodyTo). */
-  skipping: boolean
-  /** That value, raw but for leading white space, once it closed. */
-  firstRaw: string | null
-  /** The body from that param's first closing tag on. */
-  after: Rope | null
-}
-
-/**
- * `greedyWhileStreaming`: a greedy param's value while its tool is open is all text after the
- * first opening tag, holding back only what may turn out to be the end (a last closing tag
- * followed by white space and the start of the tool's closing tag, or a cut closing tag), so
- * every streamed value is a prefix of the final one.
- */
-class GreedyView {
-  readonly field: Field
-  readonly path: string
-  private readonly open: string
-  private readonly close: string
-  private started = false
-  private scan = ''
-  private tail = ''
-
-  constructor(readonly name: string, private readonly toolClose: string, decode: boolean) {
-    this.open = '<' + name + '>'
-    this.close = '</' + name + '>'
-    this.path = 'params.' + name
-    this.field = new Field(decode)
-  }
-
-  get active(): boolean {
-    return this.started
-  }
-
-  /** The rendering after `field.core`: held back (null), or released with `extra` raw text. */
-  ext(extra: string | null, hideHeld: boolean): string {
-    return extra === null ? this.field.ext('', hideHeld) : this.field.ext(this.tail + extra)
-  }
-
-  push(piece: string): void {
-    if (!this.started) {
-      const s = this.scan + piece
-      const i = s.indexOf(this.open)
-      if (i < 0) {
-        this.scan = s.slice(-(this.open.length - 1))
-        return
-      }
-      this.started = true
-      this.scan = ''
-      piece = s.slice(i + this.open.length)
-    }
-    const s = this.tail.length > 0 ? this.tail + piece : piece
-    let hold = s.length
-    // the last closing tag, found forwards: V8's indexOf is several times faster than lastIndexOf
-    let c = -1
-    for (let i = s.indexOf(this.close); i >= 0; i = s.indexOf(this.close, i + 1)) c = i
-    if (c >= 0 && this.toolClose.startsWith(s.slice(c + this.close.length).trimStart())) hold = c
-    if (hold === s.length) {
-      const l = s.lastIndexOf('<')
-      if (l >= 0 && s.length - l < this.close.length && this.close.startsWith(s.slice(l))) hold = l
-    }
-    this.field.push(s.slice(0, hold))
-    this.tail = s.slice(hold)
-  }
-}
-
-/** Tag names of one mode, with every prefix of every tag for "could this still become a tag?". */
-class TagSet {
-  readonly names = new Set<string>()
-  readonly prefixes = new Set<string>()
-  maxInner = 0
-  add(inner: string): void {
-    this.names.add(inner)
-    for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
-    if (inner.length > this.maxInner) this.maxInner = inner.length
-  }
-}
-
-/** The lookup tables of a dialect, built once per dialect and reasoning tags (dialects are frozen). */
-interface Tables {
-  tools: Set<string>
-  params: Set<string>
-  reasoningTags: Set<string>
-  textTags: TagSet
-  toolTags: TagSet
-  /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
-  unknownCache: Map<string, boolean>
-}
-
-const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
-
-function tables(d: Dialect, reasoning: readonly string[]): Tables {
-  let byReasoning = tableCache.get(d)
-  if (byReasoning === undefined) tableCache.set(d, (byReasoning = new Map()))
-  const key = reasoning.join('\u0000')
-  let t = byReasoning.get(key)
-  if (t === undefined) {
-    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
-    for (const x of d.tools) t.textTags.add(x)
-    for (const x of reasoning) t.textTags.add(x)
-    for (const x of d.params) t.toolTags.add(x)
-    for (const x of d.tools) t.toolTags.add('/' + x)
-    byReasoning.set(key, t)
-  }
-  return t
 }
 
 export class Engine {
@@ -934,56 +822,6 @@ function toolBlock(tool: ToolState, params: Record<string, string>, partial: boo
   return b
 }
 
-/** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
-function applyGreedy(tool: ToolState, names: readonly string[], decode: boolean): void {
-  if (tool.firstRaw !== null) {
-    // the short path of bodyTo: one greedy param, its first opening tag the first of the body
-    const name = names[0]!
-    const after = tool.after!.value
-    const end = after.lastIndexOf('</' + name + '>')
-    if (end > 0) tool.params[name] = (tool.firstRaw + after.slice(0, end)).trim()
-    return
-  }
-  const body = tool.body!.value
-  for (const name of names) {
-    const open = '<' + name + '>'
-    const start = body.indexOf(open)
-    if (start < 0) continue
-    const end = body.lastIndexOf('</' + name + '>')
-    if (end <= start) continue
-    const span = tool.spans[name]
-    // the usual case: rule 4 already cut the value at that very tag; keep the same string, so
-    // nobody has to compare a long value with itself
-    if (span !== undefined && span[0] === start + open.length && span[1] === end) continue
-    const v = body.slice(start + open.length, end).trim()
-    tool.params[name] = decode ? decodeEntities(v) : v
-  }
-}
-
 function clip(s: string): string {
   return s.length > 40 ? s.slice(0, 37) + '...' : s
-}
-
-/** A snake_case name, or one within two edits of a tool's, reads as an attempted tool call. */
-function looksLikeTool(name: string, tools: Set<string>): boolean {
-  if (/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/u.test(name)) return true
-  if (name.length < 5) return false
-  for (const t of tools) if (Math.abs(t.length - name.length) <= 2 && editDistance(t, name, 2) <= 2) return true
-  return false
-}
-
-function editDistance(a: string, b: string, cap: number): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i]
-    let best = i
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-      cur.push(v)
-      if (v < best) best = v
-    }
-    if (best > cap) return cap + 1
-    prev = cur
-  }
-  return prev[b.length]!
 }

@@ -11,7 +11,7 @@
  * @module
  */
 import { decodeEntities, partialEntityStart } from './entities.js'
-import { Rope } from './flatten.js'
+import { Rope } from './rope.js'
 
 export class Field {
   private readonly rope = new Rope()

@@ -8,7 +8,7 @@
 import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { Engine } from '../parse/engine.js'
-import { Rope } from '../parse/flatten.js'
+import { Rope } from '../parse/rope.js'
 import type { Field } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
 import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'

@@ -1,0 +1,73 @@
+/**
+ * The lookup tables of a dialect: tag names per parser mode with every prefix of every tag
+ * (for "could this cut text still become a tag?"), built once per dialect; and the test for an
+ * unknown tag that looks like a tool call (diagnostics).
+ * @internal
+ * @module
+ */
+import type { Dialect } from '../dialect.js'
+
+/** Tag names of one mode, with every prefix of every tag for "could this still become a tag?". */
+export class TagSet {
+  readonly names = new Set<string>()
+  readonly prefixes = new Set<string>()
+  maxInner = 0
+  add(inner: string): void {
+    this.names.add(inner)
+    for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
+    if (inner.length > this.maxInner) this.maxInner = inner.length
+  }
+}
+
+/** The lookup tables of a dialect, built once per dialect and reasoning tags (dialects are frozen). */
+export interface Tables {
+  tools: Set<string>
+  params: Set<string>
+  reasoningTags: Set<string>
+  textTags: TagSet
+  toolTags: TagSet
+  /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
+  unknownCache: Map<string, boolean>
+}
+
+const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
+
+export function tables(d: Dialect, reasoning: readonly string[]): Tables {
+  let byReasoning = tableCache.get(d)
+  if (byReasoning === undefined) tableCache.set(d, (byReasoning = new Map()))
+  const key = reasoning.join('\u0000')
+  let t = byReasoning.get(key)
+  if (t === undefined) {
+    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
+    for (const x of d.tools) t.textTags.add(x)
+    for (const x of reasoning) t.textTags.add(x)
+    for (const x of d.params) t.toolTags.add(x)
+    for (const x of d.tools) t.toolTags.add('/' + x)
+    byReasoning.set(key, t)
+  }
+  return t
+}
+
+/** A snake_case name, or one within two edits of a tool's, reads as an attempted tool call. */
+export function looksLikeTool(name: string, tools: Set<string>): boolean {
+  if (/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/u.test(name)) return true
+  if (name.length < 5) return false
+  for (const t of tools) if (Math.abs(t.length - name.length) <= 2 && editDistance(t, name, 2) <= 2) return true
+  return false
+}
+
+function editDistance(a: string, b: string, cap: number): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      cur.push(v)
+      if (v < best) best = v
+    }
+    if (best > cap) return cap + 1
+    prev = cur
+  }
+  return prev[b.length]!
+}
