@@ -3,7 +3,7 @@
  *
  * Built with `+=`, such a string is a chain of V8 cons-string nodes: one allocation per chunk,
  * and a long-lived chain of a hundred thousand nodes makes every major GC walk it. A Rope
- * collects pieces in a fixed array and joins them 128 at a time, so the chain has one node per
+ * collects pieces in an array and joins them 128 at a time, so the chain has one node per
  * batch; V8 flattens it once, when someone reads the whole.
  * @internal
  * @module
@@ -13,8 +13,8 @@ const BATCH = 128
 
 export class Rope {
   private base = ''
-  // a fixed array written in place: no allocation per piece, and no shrinking and regrowing
-  private readonly pieces: string[] = new Array<string>(BATCH).fill('')
+  // written in place and never shrunk: no allocation per piece once it has grown to a batch
+  private readonly pieces: string[] = []
   private count = 0
   /** Length of the whole string. */
   length = 0
@@ -32,7 +32,8 @@ export class Rope {
   /** The whole string. */
   get value(): string {
     if (this.count > 0) {
-      this.base += this.count === 1 ? this.pieces[0]! : this.pieces.slice(0, this.count).join('')
+      const all = this.count === this.pieces.length
+      this.base += this.count === 1 ? this.pieces[0]! : all ? this.pieces.join('') : this.pieces.slice(0, this.count).join('')
       this.count = 0
     }
     return this.base
