@@ -31,6 +31,19 @@ const MAX_SPAN = 4096
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
 const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
+const lenientCloses = new Map<string, RegExp>()
+
+/** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
+function lenientClose(want: string): RegExp {
+  let re = lenientCloses.get(want)
+  if (re === undefined) {
+    const name = want.slice(1).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
+    re = new RegExp(`<[ \\t]*/[ \\t]*${name}[ \\t]*>`, 'gu')
+    if (lenientCloses.size < 1024) lenientCloses.set(want, re)
+  }
+  return re
+}
+
 function indexOrEnd(w: string, c: string, from: number): number {
   const i = w.indexOf(c, from)
   return i < 0 ? w.length : i
@@ -231,6 +244,8 @@ export class Engine {
   /** The name inside the brackets of a whole tag, normalised for `lenientTags`; null if it is no tag. */
   private innerName(raw: string): string | null {
     if (!this.o.lenientTags) return raw
+    // without blanks it is a plain tag (most are): no regex needed
+    if (raw.indexOf(' ') < 0 && raw.indexOf('\t') < 0) return raw
     // `< / name >`: white space around the slash and the name, never inside the name
     const m = LENIENT_TAG.exec(raw)
     return m === null ? null : m[1]! + m[2]!
@@ -476,29 +491,26 @@ export class Engine {
       return ~w.length
     }
     const want = close.slice(1, -1)
-    let from = p
-    for (;;) {
-      const s = w.indexOf('<', from)
-      if (s < 0) break
-      // most '<' in a value (`a < b`, `<div>`) are no closing tag: tell at the next character
-      const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
-      if (c1 !== SLASH && !isBlank(c1)) {
-        from = s + 1
-        continue
-      }
-      const j = this.closeEnd(w, s, want)
-      if (j === PARTIAL) {
-        field.push(w.slice(p, s))
-        return ~s
-      }
+    // candidates from a regex (compiled once per name, fast on long values full of `a < b`),
+    // each confirmed by closeEnd, which alone defines the tag (and its length limit)
+    const re = lenientClose(want)
+    re.lastIndex = p
+    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
+      const j = this.closeEnd(w, m.index, want)
       if (j >= 0) {
-        field.push(w.slice(p, s))
-        this.closeAt = s
+        field.push(w.slice(p, m.index))
+        this.closeAt = m.index
         return j + 1
       }
-      from = s + 1
+      re.lastIndex = m.index + 1
     }
-    field.push(w.slice(p))
+    // a tag cut by the end of the window has no '<' after its own
+    const l = w.lastIndexOf('<')
+    if (l >= p && this.closeEnd(w, l, want) === PARTIAL) {
+      field.push(w.slice(p, l))
+      return ~l
+    }
+    field.push(p === 0 ? w : w.slice(p))
     return ~w.length
   }
 
