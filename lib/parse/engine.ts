@@ -38,7 +38,7 @@ function lenientClose(want: string): RegExp {
   let re = lenientCloses.get(want)
   if (re === undefined) {
     const name = want.slice(1).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
-    re = new RegExp(`<[ \\t]*/[ \\t]*${name}[ \\t]*>`, 'gu')
+    re = new RegExp(`<[ \\t]*/[ \\t]*${name}[ \\t]*>`, 'g')
     if (lenientCloses.size < 1024) lenientCloses.set(want, re)
   }
   return re
@@ -491,18 +491,32 @@ export class Engine {
       return ~w.length
     }
     const want = close.slice(1, -1)
-    // candidates from a regex (compiled once per name, fast on long values full of `a < b`),
-    // each confirmed by closeEnd, which alone defines the tag (and its length limit)
-    const re = lenientClose(want)
-    re.lastIndex = p
-    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
-      const j = this.closeEnd(w, m.index, want)
-      if (j >= 0) {
-        field.push(w.slice(p, m.index))
-        this.closeAt = m.index
-        return j + 1
+    // candidates, each confirmed by closeEnd, which alone defines the tag (and its length
+    // limit): from a regex compiled once per name in short windows, where it beats visiting
+    // every '<' of the value; in long ones, V8's indexOf jumping from '<' to '<' is faster
+    if (w.length - p <= 16384) {
+      const re = lenientClose(want)
+      re.lastIndex = p
+      for (let m = re.exec(w); m !== null; m = re.exec(w)) {
+        const j = this.closeEnd(w, m.index, want)
+        if (j >= 0) {
+          field.push(w.slice(p, m.index))
+          this.closeAt = m.index
+          return j + 1
+        }
+        re.lastIndex = m.index + 1
       }
-      re.lastIndex = m.index + 1
+    } else {
+      for (let s = w.indexOf('<', p); s >= 0; s = w.indexOf('<', s + 1)) {
+        const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
+        if (c1 !== SLASH && !isBlank(c1)) continue
+        const j = this.closeEnd(w, s, want)
+        if (j >= 0) {
+          field.push(w.slice(p, s))
+          this.closeAt = s
+          return j + 1
+        }
+      }
     }
     // a tag cut by the end of the window has no '<' after its own
     const l = w.lastIndexOf('<')
