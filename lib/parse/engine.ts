@@ -492,9 +492,11 @@ export class Engine {
     }
     const want = close.slice(1, -1)
     // candidates, each confirmed by closeEnd, which alone defines the tag (and its length
-    // limit): from a regex compiled once per name in short windows, where it beats visiting
-    // every '<' of the value; in long ones, V8's indexOf jumping from '<' to '<' is faster
-    if (w.length - p <= 16384) {
+    // limit): from a regex compiled once per name in mid-sized windows, where it beats visiting
+    // every '<' of the value; in streamed chunks and in long texts, V8's indexOf jumping from
+    // '<' to '<' is faster (measured)
+    const span = w.length - p
+    if (span > 256 && span <= 16384) {
       const re = lenientClose(want)
       re.lastIndex = p
       for (let m = re.exec(w); m !== null; m = re.exec(w)) {
@@ -518,11 +520,15 @@ export class Engine {
         }
       }
     }
-    // a tag cut by the end of the window has no '<' after its own
-    const l = w.lastIndexOf('<')
-    if (l >= p && this.closeEnd(w, l, want) === PARTIAL) {
-      field.push(w.slice(p, l))
-      return ~l
+    // a tag cut by the end of the window starts within its longest length of the end, and has
+    // no '<' after its own
+    if (!this.ended) {
+      let l = -1
+      for (let k = w.indexOf('<', Math.max(p, w.length - want.length - 2 - LENIENT_SLACK)); k >= 0; k = w.indexOf('<', k + 1)) l = k
+      if (l >= p && this.closeEnd(w, l, want) === PARTIAL) {
+        field.push(w.slice(p, l))
+        return ~l
+      }
     }
     field.push(p === 0 ? w : w.slice(p))
     return ~w.length
