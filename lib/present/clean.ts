@@ -102,7 +102,8 @@ for (let c = 0; c < 128; c++) {
  */
 export class TextCleaner {
   private prefix = ''
-  private prefixTrimmed = ''
+  /** Leading white space of `prefix` (dropped when a partial tag is cut, as trim() would). */
+  private lead = 0
   private tail = ''
   private scanned = 0
   private flatMark = 4096
@@ -121,7 +122,7 @@ export class TextCleaner {
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
     this.prefix = ''
-    this.prefixTrimmed = ''
+    this.lead = 0
     this.tail = content
     this.scanned = 0
     this.flatMark = 4096
@@ -146,21 +147,20 @@ export class TextCleaner {
     }
     if (j >= 0) {
       const kept = stripTags(tail.slice(0, j + 1))
-      if (this.prefix.length === 0) this.prefixTrimmed = kept.trimStart()
-      else this.prefixTrimmed += kept
+      if (this.prefix.length === 0) this.lead = kept.length - kept.trimStart().length
       this.prefix += kept
       if (this.prefix.length > this.flatMark) {
         // one cons string per chunk would make a chain every major GC walks: flatten on doubling
         this.flatMark = this.prefix.length * 2
         this.prefix.indexOf('\u0000', this.prefix.length - 1)
-        this.prefixTrimmed.indexOf('\u0000', this.prefixTrimmed.length - 1)
       }
       this.tail = tail.slice(j + 1)
       this.commits++
     }
     this.scanned = this.tail.length
     const ts = stripTags(this.tail)
-    const lt = ts.lastIndexOf('<')
+    // indexOf first: most tails have no '<', and lastIndexOf is slow in V8
+    const lt = ts.indexOf('<') < 0 ? -1 : ts.lastIndexOf('<')
     // a `<` in the prefix is followed by the prefix's last barrier, so it is never a partial tag
     if (lt === -1 || !isPartialTag(ts.slice(lt))) {
       this.tailPart = ts
@@ -175,7 +175,7 @@ export class TextCleaner {
       return this.tailPart
     }
     this.tailPart = head.trimEnd()
-    this.trimmedLead = this.prefixTrimmed.length !== this.prefix.length
-    return this.prefixTrimmed + this.tailPart
+    this.trimmedLead = this.lead > 0
+    return (this.lead > 0 ? this.prefix.slice(this.lead) : this.prefix) + this.tailPart
   }
 }
