@@ -19,18 +19,33 @@ import { tables, looksLikeTool, type TagSet } from './tags.js'
 
 const enum Mode { Text, Tool, Param, Reasoning }
 
+// character codes
 const LT = 60 // '<'
+const GT = 62 // '>'
 const NL = 10 // '\n'
 const SPACE = 32
 const TAB = 9
 const SLASH = 47
-const isBlank = (c: number): boolean => c === SPACE || c === TAB
 const BACKTICK = 96
+const isBlank = (c: number): boolean => c === SPACE || c === TAB
+
+/** What the scanner found at a `<`, when not the index of a tag's `>`. */
+const NONE = -1
+const PARTIAL = -2
+
 /** An inline code span whose closing run does not come within this many characters is literal. */
 const MAX_SPAN = 4096
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
 const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
+/** Extra room for white space inside brackets with `lenientTags`. */
+const LENIENT_SLACK = 16
+/** Characters of dropped text quoted in an `ignored-content` diagnostic. */
+const SAMPLE = 40
+
+// lenient white space is spaces and tabs: a tag never spans lines
+const LENIENT_TAG = /^[ \t]*(\/?)[ \t]*([^\s<>/]+)[ \t]*$/u
+const LENIENT_PARTIAL = /^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$/u
 const lenientCloses = new Map<string, RegExp>()
 
 /** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
@@ -48,18 +63,6 @@ function indexOrEnd(w: string, c: string, from: number): number {
   const i = w.indexOf(c, from)
   return i < 0 ? w.length : i
 }
-const GT = 62 // '>'
-/** Extra room for white space inside brackets with `lenientTags`. */
-const LENIENT_SLACK = 16
-/** Characters of dropped text quoted in an `ignored-content` diagnostic. */
-const SAMPLE = 40
-
-/** What the scanner found at a `<`. */
-// lenient white space is spaces and tabs: a tag never spans lines
-const LENIENT_TAG = /^[ \t]*(\/?)[ \t]*([^\s<>/]+)[ \t]*$/u
-const LENIENT_PARTIAL = /^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$/u
-const NONE = -1
-const PARTIAL = -2
 
 /** The field of the open block that is still growing, and how its rendering relates to `core`. */
 export interface OpenField {
@@ -101,7 +104,6 @@ export class Engine {
   private bodyFrom = 0
   /** Where it starts in the current window, for the greedy views. */
   private viewFrom = 0
-  private reasoningTag = ''
   private reasoningClose = ''
   private reasoning: Field | null = null
   private ended = false
@@ -417,7 +419,6 @@ export class Engine {
       return
     }
     this.setMode(Mode.Reasoning)
-    this.reasoningTag = name
     this.reasoningClose = '</' + name + '>'
     this.reasoning = new Field()
   }
