@@ -105,7 +105,6 @@ export class TextCleaner {
   /** Leading white space of `prefix` (dropped when a partial tag is cut, as trim() would). */
   private lead = 0
   private tail = ''
-  private scanned = 0
   private flatMark = 4096
   /** How many times the kept prefix grew or was reset. */
   commits = 0
@@ -123,41 +122,45 @@ export class TextCleaner {
   reset(content: string): void {
     this.prefix = ''
     this.lead = 0
-    this.tail = content
-    this.scanned = 0
+    this.tail = ''
     this.flatMark = 4096
     this.commits++
     this.resets++
+    this.append(content)
   }
 
-  /** The block grew by `text`. */
+  /**
+   * The block grew by `text`. Everything up to its last barrier is cleaned and kept now, while
+   * `text` is a short flat string: looking for the barrier later, in a tail built by `+=`, would
+   * read a cons string.
+   */
   append(text: string): void {
-    this.tail += text
-  }
-
-  /** Same as `cleanDisplayText(content, true)` for the content so far. */
-  display(): string {
-    const tail = this.tail
     let j = -1
-    for (let k = tail.length - 1; k >= this.scanned; k--) {
-      if (isBarrier(tail.charCodeAt(k))) {
+    for (let k = text.length - 1; k >= 0; k--) {
+      if (isBarrier(text.charCodeAt(k))) {
         j = k
         break
       }
     }
-    if (j >= 0) {
-      const kept = stripTags(tail.slice(0, j + 1))
-      if (this.prefix.length === 0) this.lead = kept.length - kept.trimStart().length
-      this.prefix += kept
-      if (this.prefix.length > this.flatMark) {
-        // one cons string per chunk would make a chain every major GC walks: flatten on doubling
-        this.flatMark = this.prefix.length * 2
-        this.prefix.indexOf('\u0000', this.prefix.length - 1)
-      }
-      this.tail = tail.slice(j + 1)
-      this.commits++
+    if (j < 0) {
+      this.tail += text
+      return
     }
-    this.scanned = this.tail.length
+    const upto = j === text.length - 1 ? text : text.slice(0, j + 1)
+    const kept = stripTags(this.tail.length > 0 ? this.tail + upto : upto)
+    if (this.prefix.length === 0) this.lead = kept.length - kept.trimStart().length
+    this.prefix += kept
+    if (this.prefix.length > this.flatMark) {
+      // one cons string per chunk would make a chain every major GC walks: flatten on doubling
+      this.flatMark = this.prefix.length * 2
+      this.prefix.indexOf('\u0000', this.prefix.length - 1)
+    }
+    this.tail = j === text.length - 1 ? '' : text.slice(j + 1)
+    this.commits++
+  }
+
+  /** Same as `cleanDisplayText(content, true)` for the content so far. */
+  display(): string {
     const ts = stripTags(this.tail)
     // indexOf first: most tails have no '<', and lastIndexOf is slow in V8
     const lt = ts.indexOf('<') < 0 ? -1 : ts.lastIndexOf('<')
