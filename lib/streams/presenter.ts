@@ -324,6 +324,10 @@ export class Presenter extends Writable {
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
+  private readonly pend: string[] = []
+  private pendCount = 0
+  private pendBlock: Block | null = null
+  private pendKey: string | null = null
   /** Length past which the growing tool value is flattened next. */
   private flatMark = 4096
   private shownCommits = -1
@@ -394,6 +398,7 @@ export class Presenter extends Writable {
 
   /** The current message's blocks, as the diffs so far add up to (copies). */
   get blocks(): Block[] {
+    this.sync()
     return this.snap.map((b) => copyBlock(b, null))
   }
 
@@ -508,6 +513,7 @@ export class Presenter extends Writable {
       if (this.stopped !== null && !this.marked) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
+        this.sync()
         for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
         continue
       }
@@ -539,7 +545,7 @@ export class Presenter extends Writable {
     if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = this.snap[d.index]!
       if (b.type === 'text' && d.path === 'content') {
-        b.content = this.grow(b.content, d.text)
+        this.defer(b, null, d.text)
         if (d.index === cursor) {
           this.dirty = true
           this.cleaner.append(d.text)
@@ -554,12 +560,13 @@ export class Presenter extends Writable {
         const key = this.lastKey
         const v = key === undefined ? undefined : b.params[key]
         if (v !== undefined) {
-          b.params[key!] = this.grow(v, d.text)
+          this.defer(b, key!, d.text)
           if (d.index === cursor) this.dirty = true
           return
         }
       }
     }
+    this.sync()
     switch (d.op) {
       case 'truncate':
         if (typeof d.length === 'number' && d.length < cursor) this.handled(d, d.length)
@@ -591,10 +598,30 @@ export class Presenter extends Writable {
   }
 
   /**
-   * Appends to the growing value of the open block. One `+=` per chunk is a chain of one cons
-   * string per chunk, which every major GC walks while the block lives: flatten whenever the
-   * value has doubled, O(n) in all.
+   * Appends to the open block wait here, 128 at a time, until something reads the block: one
+   * `+=` per chunk would be a chain of one cons string per chunk for every major GC to walk,
+   * and nothing reads a growing value but a UI hook (the cleaner keeps its own copy of text).
    */
+  private defer(b: Block, key: string | null, text: string): void {
+    if (this.pendCount > 0 && (b !== this.pendBlock || key !== this.pendKey)) this.sync()
+    this.pendBlock = b
+    this.pendKey = key
+    this.pend[this.pendCount++] = text
+    if (this.pendCount === 128) this.sync()
+  }
+
+  /** Applies the deferred appends: called before anything reads the blocks. */
+  private sync(): void {
+    const n = this.pendCount
+    if (n === 0) return
+    this.pendCount = 0
+    const add = n === 1 ? this.pend[0]! : n === this.pend.length ? this.pend.join('') : this.pend.slice(0, n).join('')
+    const b = this.pendBlock!
+    if (b.type === 'text') b.content = this.grow(b.content, add)
+    else if (b.type === 'tool_use') b.params[this.pendKey!] = this.grow(b.params[this.pendKey!]!, add)
+  }
+
+  /** Flattens a growing value whenever it has doubled, so its cons chain stays short: O(n) in all. */
   private grow(v: string, text: string): string {
     const nv = v + text
     if (nv.length > this.flatMark) {
@@ -618,7 +645,10 @@ export class Presenter extends Writable {
     this.shownText = ''
     this.lastUpdateAt = 0
     const b = this.snap[this.index]
-    if (b !== undefined && b.type === 'text') this.cleaner.reset(b.content)
+    if (b !== undefined && b.type === 'text') {
+      this.sync()
+      this.cleaner.reset(b.content)
+    }
   }
 
   // ---- presentation ------------------------------------------------------------------------
@@ -655,6 +685,7 @@ export class Presenter extends Writable {
       this.dirty = false
       this.shownAny = true
       if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
+      this.sync()
       const r = this.onToolPartial(copyTool(b))
       return isThenable(r) ? Promise.resolve(r) : undefined
     }
@@ -664,8 +695,10 @@ export class Presenter extends Writable {
       content = b.reasoning
     } else if (!this.cleanText) {
       if (!this.dirty) return undefined
+      this.sync()
       content = b.content
     } else if (!b.partial) {
+      this.sync()
       content = cleanDisplayText(b.content, false)
     } else {
       if (!this.dirty) return undefined
@@ -823,6 +856,7 @@ export class Presenter extends Writable {
   }
 
   private finishLeftover(): Maybe {
+    this.sync()
     if (this.destroyed) return undefined
     if (this.stopped !== null) {
       if (this.marked) this.skipRest()
@@ -842,6 +876,7 @@ export class Presenter extends Writable {
   }
 
   private newMessage(marked: boolean): void {
+    this.sync()
     this.snap = []
     this.index = 0
     this.stopped = null
