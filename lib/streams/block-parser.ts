@@ -51,6 +51,8 @@ export interface BlockParserOptions extends StreamParseOptions {
  */
 export class BlockParser extends Transform {
   private readonly session: DiffSession
+  /** A write callback held while the readable side is full; `_read` releases it. */
+  private waiting: ((error?: Error | null) => void) | null = null
 
   /** @param options - see {@link BlockParserOptions} */
   constructor(options: BlockParserOptions = {}) {
@@ -124,8 +126,6 @@ export class BlockParser extends Transform {
       cb()
     }
   }
-
-  private waiting: ((error?: Error | null) => void) | null = null
 
   /** @internal */
   override _flush(callback: TransformCallback): void {

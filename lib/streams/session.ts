@@ -260,30 +260,29 @@ export class DiffSession {
    * Only the blocks from the one the consumer saw open onwards can differ (complete blocks are
    * frozen). The common case, where only the open string grew, is answered from what the engine
    * says it gained, without building a block; the open block the consumer holds is then brought
-   * up to date lazily (`pending`).
+   * up to date lazily (`stale`, `openSeen`).
    */
   private resumeDiffs(final: boolean): void {
     const e = this.engine
     const f = e.openField(final)
-    const delta = f === null ? '' : f.field.take()
-    if (!final && f !== null && f.field === this.seenField && f.path === this.seenPath && e.shape === this.seenShape) {
-      const grown = delta.length > 0 ? delta + f.ext : f.ext
-      const prevExt = this.seenExt
-      if (grown.startsWith(prevExt)) {
-        const text = grown.length === prevExt.length ? '' : grown.slice(prevExt.length)
-        this.seenExt = f.ext
-        this.seenCore = f.field.coreLength
-        if (text.length === 0) return
-        this.stale = true
-        this.send({ op: 'append', index: this.seenDone, path: f.path, text })
-        return
+    // what the open string gained since the consumer saw it, if it is the same string and grew
+    let appended: string | null = null
+    if (f !== null) {
+      const delta = f.field.take()
+      if (f.field === this.seenField && f.path === this.seenPath) {
+        const grown = delta.length > 0 ? delta + f.ext : f.ext
+        if (grown.startsWith(this.seenExt)) appended = grown.length === this.seenExt.length ? '' : grown.slice(this.seenExt.length)
       }
     }
-    let hint: AppendHint | undefined
-    if (f !== null && f.field === this.seenField && f.path === this.seenPath) {
-      const grown = delta.length > 0 ? delta + f.ext : f.ext
-      if (grown.startsWith(this.seenExt)) hint = { index: this.seenDone, path: f.path, text: grown.slice(this.seenExt.length) }
+    if (appended !== null && !final && e.shape === this.seenShape) {
+      this.seenExt = f!.ext
+      this.seenCore = f!.field.coreLength
+      if (appended.length === 0) return
+      this.stale = true
+      this.send({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
+      return
     }
+    const hint: AppendHint | undefined = appended === null ? undefined : { index: this.seenDone, path: f!.path, text: appended }
     const prev = this.openSeen()
     const open = e.render(final)
     const done = e.done
