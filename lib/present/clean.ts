@@ -3,6 +3,7 @@
  * byte. Pure functions, no state; the Presenter calls it on every update of a text block.
  * @module
  */
+import { GrowingString } from './growing.js'
 
 // Tag and the one white-space character next to it: the opening tag takes the character after
 // it, the closing tag the one before, so the text between keeps its own line breaks.
@@ -101,11 +102,12 @@ for (let c = 0; c < 128; c++) {
  * @internal
  */
 export class TextCleaner {
-  private prefix = ''
-  /** Leading white space of `prefix` (dropped when a partial tag is cut, as trim() would). */
-  private lead = 0
+  /** Leading white space of the kept text: dropped when a partial tag is cut, as trim() would. */
+  private lead = ''
+  /** The kept text after `lead`: cleaned, and ending with a barrier. */
+  private readonly prefix = new GrowingString()
+  private started = false
   private tail = ''
-  private flatMark = 4096
   /** How many times the kept prefix grew or was reset. */
   commits = 0
   /** How many times the cleaner was reset. */
@@ -120,10 +122,10 @@ export class TextCleaner {
 
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
-    this.prefix = ''
-    this.lead = 0
+    this.lead = ''
+    this.prefix.reset()
+    this.started = false
     this.tail = ''
-    this.flatMark = 4096
     this.commits++
     this.resets++
     this.append(content)
@@ -148,12 +150,13 @@ export class TextCleaner {
     }
     const upto = j === text.length - 1 ? text : text.slice(0, j + 1)
     const kept = stripTags(this.tail.length > 0 ? this.tail + upto : upto)
-    if (this.prefix.length === 0) this.lead = kept.length - kept.trimStart().length
-    this.prefix += kept
-    if (this.prefix.length > this.flatMark) {
-      // one cons string per chunk would make a chain every major GC walks: flatten on doubling
-      this.flatMark = this.prefix.length * 2
-      this.prefix.indexOf('\u0000', this.prefix.length - 1)
+    if (this.started) this.prefix.append(kept)
+    else {
+      // kept holds a barrier, which is not white space: the lead is all before it
+      const body = kept.trimStart()
+      this.lead = kept.slice(0, kept.length - body.length)
+      this.prefix.append(body)
+      this.started = true
     }
     this.tail = j === text.length - 1 ? '' : text.slice(j + 1)
     this.commits++
@@ -168,17 +171,23 @@ export class TextCleaner {
     if (lt === -1 || !isPartialTag(ts.slice(lt))) {
       this.tailPart = ts
       this.trimmedLead = false
-      return this.prefix + ts
+      return this.concat(this.lead, ts)
     }
     const head = ts.slice(0, lt)
-    // (prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
-    if (this.prefix.length === 0) {
+    // (lead + prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
+    if (!this.started) {
       this.tailPart = head.trim()
       this.trimmedLead = false
       return this.tailPart
     }
     this.tailPart = head.trimEnd()
-    this.trimmedLead = this.lead > 0
-    return (this.lead > 0 ? this.prefix.slice(this.lead) : this.prefix) + this.tailPart
+    this.trimmedLead = this.lead.length > 0
+    return this.concat('', this.tailPart)
+  }
+
+  private concat(lead: string, tail: string): string {
+    let s = this.prefix.value
+    if (lead.length > 0) s = lead + s
+    return tail.length > 0 ? s + tail : s
   }
 }

@@ -5,12 +5,13 @@
  * @module
  */
 import { Writable } from 'node:stream'
-import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
+import type { AppendDiff, Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
 import { cleanDisplayText, TextCleaner } from '../present/clean.js'
 import { applyInPlace, copyBlock } from '../present/snapshot.js'
+import { GrowingString } from '../present/growing.js'
 
 /**
  * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
@@ -233,9 +234,7 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 
 /** A private copy for a hook: the snapshot's partial blocks are updated in place. */
 function copyTool(b: ToolUseBlock): ToolUseBlock {
-  const params: Record<string, string> = {}
-  for (const k in b.params) params[k] = b.params[k]!
-  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
+  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params: { ...b.params }, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
   if (b.truncated === true) c.truncated = true
   return c
 }
@@ -324,12 +323,14 @@ export class Presenter extends Writable {
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
-  private readonly pend: string[] = []
-  private pendCount = 0
-  private pendBlock: Block | null = null
-  private pendKey: string | null = null
-  /** Length past which the growing tool value is flattened next. */
-  private flatMark = 4096
+  /** The growing field of the open block: `openKey` of a tool block, or a text block's content. */
+  private readonly open = new GrowingString()
+  private openBlock: Block | null = null
+  private openKey: string | null = null
+  /** The diff path of the open field (`content`, `params.<key>`). */
+  private openPath = ''
+  /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
+  private openStale = false
   private shownCommits = -1
   private shownResets = -1
   private shownTail = ''
@@ -467,7 +468,10 @@ export class Presenter extends Writable {
       if (kind === WRITE) {
         const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'ignored') p = undefined // input after an interrupt is not read
-        else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
+        else if (op === 'append' && this.appendToOpen(arg as AppendDiff)) {
+          const b = this.openBlock!
+          p = b.partial ? this.show(b) : this.advance()
+        } else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
           p = this.advance()
         } else {
@@ -538,6 +542,23 @@ export class Presenter extends Writable {
     return this.advance()
   }
 
+  /**
+   * The most common diff by far: more text for the field that is growing, in the block at the
+   * cursor. Applied here without {@link Presenter.take}'s general checks; `false` if `d` is
+   * anything else.
+   */
+  private appendToOpen(d: AppendDiff): boolean {
+    const b = this.openBlock
+    if (b === null || d.index !== this.index || d.path !== this.openPath || typeof d.text !== 'string') return false
+    const snap = this.snap
+    if (d.index !== snap.length - 1 || snap[d.index] !== b) return false
+    this.open.append(d.text)
+    this.openStale = true
+    if (b.type === 'text') this.cleaner.append(d.text)
+    this.dirty = true
+    return true
+  }
+
   /** Applies one diff, keeping the cursor block's display state in step. */
   private take(d: BlockDiff): void {
     const cursor = this.index
@@ -545,7 +566,7 @@ export class Presenter extends Writable {
     if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = this.snap[d.index]!
       if (b.type === 'text' && d.path === 'content') {
-        this.defer(b, null, d.text)
+        this.defer(b, null, d.path, d.text)
         if (d.index === cursor) {
           this.dirty = true
           this.cleaner.append(d.text)
@@ -560,13 +581,13 @@ export class Presenter extends Writable {
         const key = this.lastKey
         const v = key === undefined ? undefined : b.params[key]
         if (v !== undefined) {
-          this.defer(b, key!, d.text)
+          this.defer(b, key!, d.path, d.text)
           if (d.index === cursor) this.dirty = true
           return
         }
       }
     }
-    this.sync()
+    this.detach()
     switch (d.op) {
       case 'truncate':
         if (typeof d.length === 'number' && d.length < cursor) this.handled(d, d.length)
@@ -598,37 +619,37 @@ export class Presenter extends Writable {
   }
 
   /**
-   * Appends to the open block wait here, 128 at a time, until something reads the block: one
-   * `+=` per chunk would be a chain of one cons string per chunk for every major GC to walk,
-   * and nothing reads a growing value but a UI hook (the cleaner keeps its own copy of text).
+   * Appends to the open block go to a {@link GrowingString} and reach the block when something
+   * reads it (a hook, `blocks`, the end of the block): `+=` on the block would keep one cons
+   * string node per chunk alive, a chain that every major GC walks.
    */
-  private defer(b: Block, key: string | null, text: string): void {
-    if (this.pendCount > 0 && (b !== this.pendBlock || key !== this.pendKey)) this.sync()
-    this.pendBlock = b
-    this.pendKey = key
-    this.pend[this.pendCount++] = text
-    if (this.pendCount === 128) this.sync()
-  }
-
-  /** Applies the deferred appends: called before anything reads the blocks. */
-  private sync(): void {
-    const n = this.pendCount
-    if (n === 0) return
-    this.pendCount = 0
-    const add = n === 1 ? this.pend[0]! : n === this.pend.length ? this.pend.join('') : this.pend.slice(0, n).join('')
-    const b = this.pendBlock!
-    if (b.type === 'text') b.content = this.grow(b.content, add)
-    else if (b.type === 'tool_use') b.params[this.pendKey!] = this.grow(b.params[this.pendKey!]!, add)
-  }
-
-  /** Flattens a growing value whenever it has doubled, so its cons chain stays short: O(n) in all. */
-  private grow(v: string, text: string): string {
-    const nv = v + text
-    if (nv.length > this.flatMark) {
-      this.flatMark = nv.length * 2
-      nv.indexOf('\u0000', nv.length - 1)
+  private defer(b: Block, key: string | null, path: string, text: string): void {
+    if (b !== this.openBlock || key !== this.openKey) {
+      this.sync()
+      this.openBlock = b
+      this.openKey = key
+      this.openPath = path
+      this.open.reset(key === null ? (b as { content: string }).content : (b as ToolUseBlock).params[key]!)
     }
-    return nv
+    this.open.append(text)
+    this.openStale = true
+  }
+
+  /** Brings the open block's field up to date: called before anything reads the blocks. */
+  private sync(): void {
+    if (!this.openStale) return
+    this.openStale = false
+    const b = this.openBlock!
+    if (b.type === 'text') b.content = this.open.value
+    else if (b.type === 'tool_use') b.params[this.openKey!] = this.open.value
+  }
+
+  /** Before a change that may touch the open field by another way than an append. */
+  private detach(): void {
+    this.sync()
+    this.openBlock = null
+    this.openKey = null
+    this.openPath = ''
   }
 
   /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
@@ -637,7 +658,6 @@ export class Presenter extends Writable {
   }
 
   private resetShown(): void {
-    this.flatMark = 4096
     this.dirty = true
     this.shownAny = false
     this.shownCommits = -1
@@ -876,7 +896,7 @@ export class Presenter extends Writable {
   }
 
   private newMessage(marked: boolean): void {
-    this.sync()
+    this.detach()
     this.snap = []
     this.index = 0
     this.stopped = null

@@ -1,0 +1,69 @@
+// GrowingString and TextCleaner over long inputs: batches of 128 pieces, flattening past 4096
+// characters, reads between appends, and resets, all against plain concatenation.
+import t from 'tap'
+import fc from 'fast-check'
+import { GrowingString } from '../lib/present/growing.js'
+import { TextCleaner, cleanDisplayText } from '../lib/present/clean.js'
+
+type Step = { kind: 'append'; piece: string } | { kind: 'read' } | { kind: 'reset'; value: string }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 20, arbitrary: fc.string({ maxLength: 40 }).map((piece) => ({ kind: 'append' as const, piece })) },
+  { weight: 4, arbitrary: fc.constant({ kind: 'read' as const }) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map((value) => ({ kind: 'reset' as const, value })) },
+)
+
+t.test('value is the concatenation of everything appended since the last reset (property)', (t) => {
+  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(step, { minLength: 300, maxLength: 1200, size: 'max' }), (initial, steps) => {
+    const g = new GrowingString(initial)
+    let want = initial
+    for (const s of steps) {
+      if (s.kind === 'append') {
+        g.append(s.piece)
+        want += s.piece
+      } else if (s.kind === 'reset') {
+        g.reset(s.value)
+        want = s.value
+      } else if (g.value !== want) return false
+      if (g.length !== want.length) return false
+    }
+    return g.value === want
+  }), { numRuns: 60 })
+  t.end()
+})
+
+t.test('a long value read after every append, across many batches and flattenings', (t) => {
+  const g = new GrowingString()
+  let want = ''
+  let bad = 0
+  for (let i = 0; i < 5000; i++) {
+    const piece = `piece ${i} ` + 'é'.repeat(i % 5)
+    g.append(piece)
+    want += piece
+    if (g.value !== want) bad++
+  }
+  t.equal(bad, 0, 'every read equals the concatenation')
+  t.ok(want.length > 4 * 4096, 'long enough to be flattened several times')
+  g.append('')
+  t.equal(g.value, want, 'an empty piece changes nothing')
+  t.end()
+})
+
+t.test('TextCleaner equals cleanDisplayText after every append, on long texts (property)', (t) => {
+  const piece = fc.oneof(
+    fc.constantFrom('<thinking>', '</thinking>', '<think>', '\n</think>', '<function_calls>', '<', '</', '<read_fi', '1 < 2', '```xml'),
+    fc.constantFrom(' ', '\n', '  ', 'plan', 'x.y', '. ', 'é', '😀', '-', '3', 'word '.repeat(20)),
+  )
+  fc.assert(fc.property(fc.array(piece, { minLength: 150, maxLength: 600, size: 'max' }), fc.constantFrom('', ' ', '\n  '), (pieces, lead) => {
+    const c = new TextCleaner()
+    c.reset(lead)
+    let content = lead
+    for (const p of pieces) {
+      c.append(p)
+      content += p
+      if (c.display() !== cleanDisplayText(content, true)) return false
+    }
+    return true
+  }), { numRuns: 40 })
+  t.end()
+})
