@@ -7,13 +7,13 @@ import { GrowingString } from './growing.js'
 
 // Tag and the one white-space character next to it: the opening tag takes the character after
 // it, the closing tag the one before, so the text between keeps its own line breaks.
-const STRIP: readonly RegExp[] = [
-  /<thinking>\s?/g,
-  /\s?<\/thinking>/g,
-  /<think>\s?/g,
-  /\s?<\/think>/g,
-  /<function_calls>\s?/g,
-  /\s?<\/function_calls>/g,
+const STRIP: readonly (readonly [string, RegExp])[] = [
+  ['<thinking>', /<thinking>\s?/g],
+  ['</thinking>', /\s?<\/thinking>/g],
+  ['<think>', /<think>\s?/g],
+  ['</think>', /\s?<\/think>/g],
+  ['<function_calls>', /<function_calls>\s?/g],
+  ['</function_calls>', /\s?<\/function_calls>/g],
 ]
 
 const ANY_STRIPPED = /<\/?(?:thinking|think|function_calls)>/
@@ -70,7 +70,9 @@ function isPartialTag(tail: string): boolean {
 function stripTags(text: string): string {
   // one test instead of six replaces: prose has `a < b` far more often than these tags
   if (!text.includes('<') || !ANY_STRIPPED.test(text)) return text
-  for (const re of STRIP) text = text.replace(re, '')
+  // in this order, each over the result of the one before (as the original): a removal may join
+  // the halves of a tag that a later pass then removes
+  for (const [tag, re] of STRIP) if (text.includes(tag)) text = text.replace(re, '')
   return text
 }
 

@@ -7,8 +7,8 @@
  * every append (as a UI update is) would again be one node per append.
  *
  * Here pieces are kept in an array and joined {@link BATCH} at a time into `base`, which is
- * flattened whenever it has doubled: the retained chain has one node per batch, and the total
- * copying stays linear in the final length. Reading between two commits adds the new pieces to
+ * flattened whenever it has grown fourfold: the retained chain has one node per batch, and the
+ * total copying stays linear in the final length (at most 4/3 of it). Reading between two commits adds the new pieces to
  * `base` by `+` (a node per piece, not a copy); those nodes are dropped at the next commit.
  * @internal
  * @module
@@ -71,7 +71,7 @@ export class GrowingString {
     this.count = 0
     this.read = 0
     if (this.base.length > this.flatMark) {
-      this.flatMark = this.base.length * 2
+      this.flatMark = this.base.length * 4
       flatten(this.base)
     }
     this.current = this.base

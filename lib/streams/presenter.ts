@@ -496,7 +496,7 @@ export class Presenter extends Writable {
   }
 
   private settle(done: Callback, err: unknown): void {
-    const next = this.waiting.shift()
+    const next = this.waiting.length === 0 ? undefined : this.waiting.shift()
     if (this.destroyed) {
       // nothing more to report: the stream already failed, and a late callback would only add noise
     } else if (err !== undefined) {
