@@ -110,6 +110,8 @@ export class TextCleaner {
   private readonly prefix = new GrowingString()
   private started = false
   private tail = ''
+  /** `tail` has a `<`: only then can it hold a tag to strip or a partial tag to cut. */
+  private tailLt = false
   /** How many times the kept prefix grew or was reset. */
   commits = 0
   /** How many times the cleaner was reset. */
@@ -128,6 +130,7 @@ export class TextCleaner {
     this.prefix.reset()
     this.started = false
     this.tail = ''
+    this.tailLt = false
     this.commits++
     this.resets++
     this.append(content)
@@ -148,10 +151,13 @@ export class TextCleaner {
     }
     if (j < 0) {
       this.tail += text
+      if (!this.tailLt && text.includes('<')) this.tailLt = true
       return
     }
     const upto = j === text.length - 1 ? text : text.slice(0, j + 1)
-    const kept = stripTags(this.tail.length > 0 ? this.tail + upto : upto)
+    const joined = this.tail.length > 0 ? this.tail + upto : upto
+    // every tag to strip has a `<`: without one, there is nothing to look for
+    const kept = this.tailLt || upto.includes('<') ? stripTags(joined) : joined
     if (this.started) this.prefix.append(kept)
     else {
       // kept holds a barrier, which is not white space: the lead is all before it
@@ -161,11 +167,17 @@ export class TextCleaner {
       this.started = true
     }
     this.tail = j === text.length - 1 ? '' : text.slice(j + 1)
+    this.tailLt = this.tail.includes('<')
     this.commits++
   }
 
   /** Same as `cleanDisplayText(content, true)` for the content so far. */
   display(): string {
+    if (!this.tailLt) {
+      this.tailPart = this.tail
+      this.trimmedLead = false
+      return this.concat(this.lead, this.tail)
+    }
     const ts = stripTags(this.tail)
     // indexOf first: most tails have no '<', and lastIndexOf is slow in V8
     const lt = ts.indexOf('<') < 0 ? -1 : ts.lastIndexOf('<')
