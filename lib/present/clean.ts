@@ -45,12 +45,20 @@ export function cleanDisplayText(content: string, partial: boolean): string {
   let text = content
   // cheap check first: most text has no `<` at all
   if (text.includes('<')) text = cutPartialTag(stripTags(text))
-  if (!partial && text.includes('```')) {
-    const trimmed = text.trimEnd()
-    const m = FENCE_OPENER.exec(trimmed)
-    if (m !== null) text = trimmed.slice(0, trimmed.length - m[0].length)
-  }
-  return text
+  return partial ? text : cutFenceOpener(text)
+}
+
+/**
+ * The last step of cleaning a complete block: `cleanDisplayText(content, false)` equals
+ * `cutFenceOpener(cleanDisplayText(content, true))`, which lets the Presenter finish a block from
+ * its incremental cleaner instead of cleaning the whole text again.
+ * @internal
+ */
+export function cutFenceOpener(text: string): string {
+  if (!text.includes('```')) return text
+  const trimmed = text.trimEnd()
+  const m = FENCE_OPENER.exec(trimmed)
+  return m === null ? text : trimmed.slice(0, trimmed.length - m[0].length)
 }
 
 /** Cuts a tag that is still being written at the end of the text (no `>` after the last `<`). */

@@ -9,7 +9,7 @@ import type { AppendDiff, Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
-import { cleanDisplayText, TextCleaner } from '../present/clean.js'
+import { cutFenceOpener, TextCleaner } from '../present/clean.js'
 import { applyInPlace, copyBlock } from '../present/snapshot.js'
 import { GrowingString } from '../present/growing.js'
 
@@ -718,8 +718,8 @@ export class Presenter extends Writable {
       this.sync()
       content = b.content
     } else if (!b.partial) {
-      this.sync()
-      content = cleanDisplayText(b.content, false)
+      // the cleaner follows the cursor block's every change: no need to clean the whole text again
+      content = cutFenceOpener(this.cleaner.display())
     } else {
       if (!this.dirty) return undefined
       const c = this.cleaner
