@@ -450,6 +450,30 @@ t.test('markers: message/end reset the snapshot per message; diagnostics are ign
   t.same(ready, p.results, 'ready once at the end of the input')
 })
 
+t.test('markers: text that streams in after an interrupt is not shown, however it grows', async (t) => {
+  const says: SayMessage[] = []
+  const p = createPresenter({ say: (m) => { says.push(m) }, executeTool: () => 'ok' })
+  // one diff at a time, each written once the previous one was presented: nothing is coalesced
+  const records: DiffRecord[] = [
+    { op: 'message', id: 'm1' },
+    { op: 'add', index: 0, block: text('One') },
+    { op: 'add', index: 1, block: read('a') },
+    { op: 'add', index: 2, block: text('hid', true) },
+    { op: 'append', index: 2, path: 'content', text: 'den' },
+    { op: 'append', index: 2, path: 'content', text: ' text' },
+    { op: 'complete', index: 2 },
+    { op: 'end', id: 'm1' },
+    { op: 'message', id: 'm2' },
+    { op: 'add', index: 0, block: text('Tw', true) },
+    { op: 'append', index: 0, path: 'content', text: 'o' },
+    { op: 'end', id: 'm2' },
+  ]
+  for (const r of records) await new Promise<void>((resolve, reject) => p.write(r, (err) => (err ? reject(err) : resolve())))
+  p.end()
+  await once(p, 'finish')
+  t.same(says.map((s) => [s.content, s.partial]), [['One', false], ['Tw', true], ['Two', true], ['Two', false]])
+})
+
 t.test('snapshots (emit: snapshots) are accepted as records', async (t) => {
   const p = createPresenter({ parallelToolCalls: true, executeTool: (b) => b.params.path! })
   const source = Readable.from(['A <read_file><path>x</path></read_file> B'])

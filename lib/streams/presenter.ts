@@ -468,9 +468,10 @@ export class Presenter extends Writable {
       if (kind === WRITE) {
         const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'ignored') p = undefined // input after an interrupt is not read
-        else if (op === 'append' && this.appendToOpen(arg as AppendDiff)) {
+        else if (op === 'append' && this.stopped === null && this.appendToOpen(arg as AppendDiff)) {
+          // what advance() would do for a partial block at the cursor, without its loop
           const b = this.openBlock!
-          p = b.partial ? this.show(b) : this.advance()
+          p = b.partial && !this.destroyed ? this.show(b) : this.advance()
         } else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
           p = this.advance()
