@@ -244,15 +244,21 @@ export async function measureAsync(fn, { warmup = 2, samples = 5, minMs = 40 } =
 export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 7, minMs = 40 } = {}) {
   let sink = 0
   // warm each function for at least `warmup` calls and `warmupMs` (so the JIT settles on this
-  // input), and calibrate the repetitions on the last, warm call
+  // input), and calibrate the repetitions on the second half of the warm-up: the last call
+  // alone, when it met a GC pause, made every sample of that function several times too short
   const reps = fns.map((fn) => {
     const start = performance.now()
-    let once = 0
-    for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) {
-      const t0 = performance.now()
+    let calls = 0
+    let half = -1
+    let halfAt = 0
+    for (; calls < warmup || performance.now() - start < warmupMs; calls++) {
+      if (half < 0 && performance.now() - start >= warmupMs / 2) {
+        half = calls
+        halfAt = performance.now()
+      }
       sink ^= touch(fn())
-      once = performance.now() - t0
     }
+    const once = half >= 0 && calls > half ? (performance.now() - halfAt) / (calls - half) : (performance.now() - start) / calls
     return Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4)))
   })
   const times = fns.map(() => [])

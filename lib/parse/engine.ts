@@ -102,6 +102,10 @@ export class Engine {
   private closeAt = 0
   /** Where the body of a greedy tool continues in the current window. */
   private bodyFrom = 0
+  /** The body's pending range: `runW.slice(runStart, runEnd)` (see bodyTo). */
+  private runW: string | null = null
+  private runStart = 0
+  private runEnd = 0
   /** Where it starts in the current window, for the greedy views. */
   private viewFrom = 0
   private reasoningClose = ''
@@ -298,14 +302,6 @@ export class Engine {
     let nextLt = -1
     let nextBt = -1
     let nextNl = -1
-    const cut = (at: number): number => {
-      if (this.heldAt >= 0) {
-        this.rescan = base + at
-        at = this.heldAt - base
-      }
-      this.text.push(w.slice(p, at))
-      return ~at
-    }
     while (i < n) {
       if (this.bol) {
         let j = i
@@ -313,7 +309,7 @@ export class Engine {
         let k = j
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
         const run = k - j
-        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) return cut(i)
+        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) return this.cutFenced(w, p, base, i)
         this.bol = false
         if (this.fence > 0 || run >= 3) {
           this.fence = this.fence > 0 ? (run >= this.fence ? 0 : this.fence) : run
@@ -324,7 +320,7 @@ export class Engine {
       }
       if (this.fence > 0 || this.lineText) {
         const nl = w.indexOf('\n', i)
-        if (nl < 0) return cut(n)
+        if (nl < 0) return this.cutFenced(w, p, base, n)
         this.lineText = false
         this.bol = true
         i = nl + 1
@@ -336,12 +332,12 @@ export class Engine {
       if (nextNl < i) nextNl = indexOrEnd(w, '\n', i)
       const q = Math.min(nextLt, nextBt, nextNl)
       if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
-        if (base + n <= this.spanAt + MAX_SPAN) return cut(n)
+        if (base + n <= this.spanAt + MAX_SPAN) return this.cutFenced(w, p, base, n)
         i = this.literal(this.spanAt + MAX_SPAN) - base
         nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
         continue
       }
-      if (q === n) return cut(n)
+      if (q === n) return this.cutFenced(w, p, base, n)
       const c = w.charCodeAt(q)
       if (c === NL) {
         if (this.span > 0) {
@@ -360,7 +356,7 @@ export class Engine {
       if (c === BACKTICK) {
         let k = q
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
-        if (k === n && !this.ended) return cut(q)
+        if (k === n && !this.ended) return this.cutFenced(w, p, base, q)
         if (base + q >= this.literalBefore) {
           if (this.span === 0) {
             this.span = k - q
@@ -379,7 +375,7 @@ export class Engine {
         continue
       }
       const e = this.tagEnd(w, q, this.textTags)
-      if (e === PARTIAL) return cut(q)
+      if (e === PARTIAL) return this.cutFenced(w, p, base, q)
       if (e === NONE) {
         i = q + 1
         continue
@@ -399,7 +395,17 @@ export class Engine {
       // not e + 1: a newline or backtick inside a non-tag like `<a\n```>` still counts
       i = q + 1
     }
-    return cut(n)
+    return this.cutFenced(w, p, base, n)
+  }
+
+  /** Ends scanFenced's window at `at`, or at the held tag before it (scanned again next time). */
+  private cutFenced(w: string, p: number, base: number, at: number): number {
+    if (this.heldAt >= 0) {
+      this.rescan = base + at
+      at = this.heldAt - base
+    }
+    this.text.push(w.slice(p, at))
+    return ~at
   }
 
   /** The open span's backticks were literal (its line ended, or it ran too long). */
@@ -586,6 +592,7 @@ export class Engine {
   }
 
   private openTool(name: string): void {
+    this.runW = null // a body range left by an unclosed tool is not this one's
     const greedy = this.greedy[name]
     this.tool = {
       name,
@@ -620,14 +627,28 @@ export class Engine {
   private bodyTo(w: string, to: number): void {
     const tool = this.tool!
     if (to <= this.bodyFrom) return
-    if (tool.skipping) {
-      tool.bodyLength += to - this.bodyFrom
-      this.bodyFrom = to
-      return
+    tool.bodyLength += to - this.bodyFrom
+    if (!tool.skipping) {
+      // a run of the same window is kept as a range and cut once: in a one-shot parse the whole
+      // body is then one slice of the text, not pieces that reading it would have to copy
+      if (this.runW === w && this.runEnd === this.bodyFrom) this.runEnd = to
+      else {
+        this.flushBody()
+        this.runW = w
+        this.runStart = this.bodyFrom
+        this.runEnd = to
+      }
     }
-    const piece = w.slice(this.bodyFrom, to)
     this.bodyFrom = to
-    tool.bodyLength += piece.length
+  }
+
+  /** Adds the pending range of the body to the Rope it belongs to; before any read or switch. */
+  private flushBody(): void {
+    const w = this.runW
+    if (w === null) return
+    this.runW = null
+    const tool = this.tool!
+    const piece = w.slice(this.runStart, this.runEnd)
     if (tool.after !== null) tool.after.push(piece)
     else tool.body!.push(piece)
   }
@@ -647,6 +668,7 @@ export class Engine {
     this.valueAt = tool.bodyLength
     if (tool.firstRaw !== null || tool.skipping || tool.after !== null || this.o.decodeEntities) return
     const names = this.greedy[tool.name]!
+    this.flushBody()
     if (!names.includes(this.paramName) || names.length !== 1) return
     // the value skipped must start at the first opening tag of the body
     if (tool.body!.value.indexOf('<' + this.paramName + '>') !== tool.bodyLength - this.paramName.length - 2) return
@@ -655,6 +677,8 @@ export class Engine {
 
   private closeGreedyParam(tool: ToolState, w: string): void {
     this.bodyTo(w, this.closeAt)
+    // no pending range to flush before `after` takes over: openGreedyParam flushed before
+    // skipping began, and skipping adds none
     if (tool.skipping) {
       const f = this.param!
       tool.skipping = false
@@ -667,7 +691,10 @@ export class Engine {
 
   private closeTool(): void {
     const tool = this.tool!
-    if (tool.body !== null) applyGreedy(tool, this.greedy[tool.name]!, this.o.decodeEntities)
+    if (tool.body !== null) {
+      this.flushBody()
+      applyGreedy(tool, this.greedy[tool.name]!, this.o.decodeEntities)
+    }
     this.done.push(toolBlock(tool, tool.params, false))
     this.tool = null
     this.setMode(Mode.Text)
