@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  createBlockParser, createPresenter, InterruptError, TagstreamError,
+  createBlockParser, createPresenter, InterruptError, TagstreamError, parseAssistantMessage, cleanDisplayText,
   type ToolResult, type InterruptInfo, type SayMessage,
 } from '../lib/index.js'
 
@@ -281,4 +281,45 @@ t.test('a block at the cursor may be truncated and replaced while partial (held-
   await pipeline(Readable.from(records), p)
   t.same(says.map((s) => [s.content, s.partial]), [['Hi', true], ['Hello', true], ['Help', true], ['Help!', false]])
   t.same(p.blocks, [{ type: 'text', content: 'Help!', partial: false }])
+})
+
+t.test('long blocks through a pipeline: every update is the whole value so far, the last is the parse', async (t) => {
+  // long enough for many batches of the presenter's growing strings (128 appends each) and for
+  // several flattenings; chunked by 7 so that appends are small and frequent
+  const lines: string[] = []
+  for (let i = 0; i < 900; i++) lines.push(`  const v${i} = items[${i}] < limit && ok ? "é${i}" : null // <b> ${i}`)
+  const code = lines.join('\n')
+  let prose = ''
+  for (let i = 0; i < 400; i++) prose += `Step ${i}: check a < b, then <thinking>note ${i}</thinking> go. `
+  const message = `${prose}\n<write_to_file>\n<path>src/long.ts</path>\n<content>\n${code}\n</content>\n</write_to_file>`
+  const chunks = message.match(/[\s\S]{1,7}/g)!
+  const expected = parseAssistantMessage(message, { final: true })
+  const expectedText = cleanDisplayText((expected[0] as { content: string }).content, false)
+  const expectedCode = (expected[1] as { params: Record<string, string> }).params.content!
+
+  const texts: SayMessage[] = []
+  let partials = 0
+  let badPartial = 0
+  let last = ''
+  let executed = ''
+  const p = createPresenter({
+    say: (m) => { texts.push(m) },
+    onToolPartial: (b) => {
+      partials++
+      // each update holds the whole value so far, extending the previous one; as in the original,
+      // the start of the closing tag shows until it is complete (`…\n</con`), so that is set aside
+      const v = (b.params.content ?? '').replace(/<\/?[A-Za-z_]*$/, '').trimEnd()
+      if (!expectedCode.startsWith(v) || v.length < last.length) badPartial++
+      last = v
+    },
+    executeTool: (b) => { executed = b.params.content!; return 'ok' },
+  })
+  await pipeline(Readable.from(chunks), createBlockParser({ idGenerator: counter() }), p)
+  t.ok(partials > 1000, `the tool was shown while it streamed (${partials} updates)`)
+  t.equal(badPartial, 0, 'no partial update lost or reordered any text')
+  t.equal(executed, expectedCode, 'the executed value is the one-shot parse')
+  t.ok(texts.length > 1000, 'the text was shown while it streamed')
+  t.equal(texts[texts.length - 1]!.partial, false)
+  t.equal(texts[texts.length - 1]!.content, expectedText, 'the final text is the cleaned parse')
+  t.notOk(texts.some((m) => m.content.includes('<thinking>') || m.content.includes('</thinking>')), 'no tag ever shown')
 })
