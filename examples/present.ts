@@ -13,7 +13,8 @@
  * read), and a refused call ends the message.
  *
  * Also importable: `presentDemo(opts)` runs one message and resolves with the tool results (the
- * CLI's `tagstream present` uses it for each turn of a log).
+ * CLI's `tagstream present` uses it for each turn of a log, given as diffs so that the
+ * provider's reasoning is shown too).
  */
 import { createReadStream, openSync } from 'node:fs'
 import { ReadStream } from 'node:tty'
@@ -22,13 +23,18 @@ import { pipeline } from 'node:stream/promises'
 import { pathToFileURL } from 'node:url'
 import {
   clineDialect, createBlockParser, createPresenter, InterruptError,
-  type BlockParserOptions, type InterruptInfo, type SayMessage, type ToolResult, type ToolUseBlock,
+  type BlockParserOptions, type DiffRecord, type InterruptInfo, type SayMessage, type ToolResult, type ToolUseBlock,
 } from 'tagstream'
 
 /** Options of {@link presentDemo}. */
 export interface PresentDemoOptions {
   /** The model's text: a byte or string stream, or an async iterable of chunks. */
-  input: NodeJS.ReadableStream | AsyncIterable<string | Uint8Array>
+  input?: NodeJS.ReadableStream | AsyncIterable<string | Uint8Array>
+  /**
+   * Instead of `input`, the message already as diffs (a replay's, say, where reasoning comes as
+   * its own blocks): they go straight to the Presenter.
+   */
+  diffs?: AsyncIterable<DiffRecord> | Iterable<DiffRecord>
   /** Approve every call without asking. */
   autoApprove: boolean
   /** ANSI colours. */
@@ -170,6 +176,7 @@ export async function presentDemo(opts: PresentDemoOptions): Promise<ToolResult[
     if (content.startsWith(printed)) {
       const more = content.slice(printed.length)
       if (more.length > 0) {
+        if (printed.length === 0 && type === 'reasoning') write(st.dim('thinking: '))
         write(show(more))
         atLineStart = more.endsWith('\n')
       }
@@ -211,9 +218,10 @@ export async function presentDemo(opts: PresentDemoOptions): Promise<ToolResult[
   const presenter = createPresenter({ say, executeTool, cadenceMs: 16 })
   let interrupt: InterruptInfo | null = null
   presenter.on('interrupt', (i: InterruptInfo) => { interrupt = i })
-  const source = isNodeReadable(opts.input) ? opts.input : Readable.from(opts.input)
   try {
-    await pipeline(source, createBlockParser((opts.parse ?? {}) as BlockParserOptions), presenter)
+    if (opts.diffs !== undefined) await pipeline(Readable.from(opts.diffs), presenter)
+    else if (opts.input === undefined) throw new TypeError('presentDemo: give input (text) or diffs')
+    else await pipeline(isNodeReadable(opts.input) ? opts.input : Readable.from(opts.input), createBlockParser((opts.parse ?? {}) as BlockParserOptions), presenter)
   } catch (err) {
     // an interrupt is how a message with a tool call normally ends: not a failure
     if (!(err instanceof InterruptError)) throw err

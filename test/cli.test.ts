@@ -259,4 +259,8 @@ t.test('present: the Presenter demo on each turn of a log, answers from stdin', 
   const text = await run(['present', '--yes', '--no-color'], 'Hello\n<read_file><path>a.ts</path></read_file>')
   t.equal(text.code, 0)
   t.match(text.stdout, /Hello[\s\S]*\[dry run\] would read a\.ts/)
+  // provider reasoning (Anthropic thinking) is shown before the text, marked as such
+  const sse = await run(['present', '--yes', '--no-color', `${LOGS}/anthropic_messages.sse`])
+  t.equal(sse.code, 0)
+  t.match(sse.stdout, /── turn-1 ─+\nthinking: The user wants the todo ids fixed\.[^\n]*\nI'll read the store first\.\n⏺ read_file/)
 })

@@ -6,7 +6,7 @@
 import { openSync } from 'node:fs'
 import { ReadStream } from 'node:tty'
 import type { Readable } from 'node:stream'
-import { detectLogFormat, LOG_FORMATS, pace, readLog, replayTurns, type LogFormat } from 'tagstream'
+import { detectLogFormat, LOG_FORMATS, pace, readLog, replayTurns, ReplayDiffer, type DiffRecord, type LogFormat, type ReplayDiffOptions, type ReplayTurn } from 'tagstream'
 import { choice, flag, num, parseCommand, UsageError } from './args.js'
 import { openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
@@ -79,15 +79,24 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
     const events = pace(readLog(source, { file: input.name, format: logFormat, onWarning: printWarning }), { speed })
     for await (const turn of replayTurns(events)) {
       process.stdout.write(st.dim(`── ${turn.id} ${'─'.repeat(30)}`) + '\n')
-      const text = (async function* () {
-        for await (const c of turn.chunks) if (c.kind === 'text') yield c.text
-      })()
-      await presentDemo({ input: text, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }), parse })
+      await presentDemo({ diffs: turnDiffs(turn, parse), autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }) })
       process.stdout.write('\n')
     }
   } finally {
     if (ttyIn !== undefined && ttyIn !== process.stdin) (ttyIn as ReadStream).destroy()
   }
+}
+
+/**
+ * One turn as the diffs `replay` prints for it, without the message/end markers: the Presenter
+ * then takes it as a whole input, so an interrupt stops reading the turn (its other chunks are
+ * passed over). Provider reasoning arrives as reasoning blocks, which the demo shows dimmed.
+ */
+async function* turnDiffs(turn: ReplayTurn, parse: Record<string, unknown>): AsyncGenerator<DiffRecord, void, undefined> {
+  const differ = new ReplayDiffer(parse as ReplayDiffOptions)
+  differ.push({ type: 'message', id: turn.id })
+  for await (const c of turn.chunks) yield* differ.push(c)
+  for (const r of differ.end()) if (r.op !== 'end') yield r
 }
 
 /** The first bytes, to tell a log from text, and the whole input again. */
