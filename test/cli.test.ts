@@ -77,6 +77,7 @@ t.test('--help for the command and each subcommand; exit codes of usage errors',
     [['parse', '--profile', 'fast'], /--profile must be one of cline, robust/],
     [['parse', '--snapshots', '--final'], /exclude each other/],
     [['replay', HISTORY, '--render', '--final'], /exclude each other/],
+    [['replay', HISTORY, '--final', '--snapshots'], /exclude each other/],
     [['parse', 'a', 'b'], /at most one FILE/],
     [['record'], /-o LOG\.jsonl is required/],
     [['stats'], /expected one or more FILEs/],
@@ -161,6 +162,24 @@ t.test('replay: the history equals, turn by turn, parseAssistantMessage of each 
   t.same(final.map((f) => f.blocks), expected, '--final: the same blocks, one line per turn')
   t.same(final.map((f) => f.id), ['turn-1', 'turn-2', 'turn-3', 'turn-4', 'turn-5'])
   t.same(final[0]!.meta, { index: 1 })
+  // --snapshots: between each turn's markers, block arrays only; the last is the turn's result,
+  // and every one is what the turn's diffs so far add up to
+  const lines = (await run(['replay', '--snapshots', HISTORY])).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)
+  const lastOfTurn: Block[][] = []
+  let current: Block[] | null = null
+  let growing = 0
+  for (const l of lines) {
+    if (Array.isArray(l)) {
+      if (current !== null && l.length >= current.length) growing++
+      current = l as Block[]
+    } else if ((l as { op: string }).op === 'end') {
+      lastOfTurn.push(current ?? [])
+      current = null
+    }
+  }
+  t.same(lastOfTurn, expected, '--snapshots: the last array of each turn is its blocks')
+  t.ok(growing > 20, 'many snapshots per turn, as the text streamed')
+  t.same(lines.filter((l) => !Array.isArray(l)).map((l) => (l as { op: string }).op), final.flatMap(() => ['message', 'end']), 'framed by the same markers')
 })
 
 t.test('replay: a malformed line is fatal naming file and line, or skipped with a warning', async (t) => {

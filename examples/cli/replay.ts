@@ -8,7 +8,7 @@ import { LineWriter, openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { withProgress, wantProgress } from './progress.js'
 import { recordLine } from './ndjson.js'
-import { FinalTurns } from './final.js'
+import { FinalTurns, SnapshotTurns } from './final.js'
 import { makeStyle, TerminalRenderer, wantColor } from './render.js'
 
 /** Help of `replay`. */
@@ -28,6 +28,8 @@ Options:
   --render                 a live terminal view instead of NDJSON
   --final                  one line per turn instead of diffs: {"id","meta","blocks"}, the
                            turn's final blocks
+  --snapshots              the turn's whole block array after each chunk that changed it,
+                           instead of diffs (between the same message/end markers)
   --speed N                N x the recorded pace; 0 = as fast as possible (default: 1 when
                            stdout is a terminal and FILE a file; 0 otherwise, so that a live
                            stream on stdin is not slowed). Histories and SSE captures have
@@ -54,6 +56,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
     format: { type: 'string' },
     render: { type: 'boolean' },
     final: { type: 'boolean' },
+    snapshots: { type: 'boolean' },
     speed: { type: 'string' },
     'on-error': { type: 'string' },
     color: { type: 'boolean' },
@@ -70,7 +73,8 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const tty = process.stdout.isTTY === true
   const speed = num(p, 'speed', tty && p.positionals[0] !== '-' ? 1 : 0, 0)
   const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
-  if (flag(p, 'render') && flag(p, 'final')) throw new UsageError('--render and --final exclude each other', 'replay')
+  const modes = (['render', 'final', 'snapshots'] as const).filter((m) => flag(p, m))
+  if (modes.length > 1) throw new UsageError(`--${modes[0]} and --${modes[1]} exclude each other`, 'replay')
   const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined
   const input = openInput(p.positionals[0])
   const source = input.size !== undefined && wantProgress(input.size, flag(p, 'no-progress'))
@@ -85,22 +89,31 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const differ = new ReplayDiffer(options)
   const out = new LineWriter(process.stdout, tty || speed > 0)
   let emit: (r: DiffRecord) => void
+  let afterChunk: (() => void) | undefined
   if (flag(p, 'render')) {
     const view = new TerminalRenderer((s) => out.text(s), makeStyle(wantColor(process.stdout, colorFlag)))
     emit = (r) => view.push(r)
   } else if (flag(p, 'final')) {
     const turns = new FinalTurns((line) => out.text(line + '\n'))
     emit = (r) => turns.push(r)
+  } else if (flag(p, 'snapshots')) {
+    const turns = new SnapshotTurns((line) => out.text(line + '\n'))
+    emit = (r) => turns.push(r)
+    afterChunk = () => turns.flush()
   } else {
     emit = (r) => out.text(recordLine(r) + '\n')
   }
   try {
     for await (const batch of batches) {
-      for (const e of batch) for (const r of differ.push(e)) emit(r)
+      for (const e of batch) {
+        for (const r of differ.push(e)) emit(r)
+        afterChunk?.()
+      }
       const wait = out.settle()
       if (wait !== undefined) await wait
     }
     for (const r of differ.end()) emit(r)
+    afterChunk?.()
   } finally {
     await out.flush()
   }
