@@ -631,7 +631,9 @@ export class Engine {
     if (!tool.skipping) {
       // a run of the same window is kept as a range and cut once: in a one-shot parse the whole
       // body is then one slice of the text, not pieces that reading it would have to copy
-      if (this.runW === w && this.runEnd === this.bodyFrom) this.runEnd = to
+      // (the position first: a new window's first range starts at 0, where no range ends, so
+      // the strings are compared only within one window, where they are the same object)
+      if (this.runEnd === this.bodyFrom && this.runW === w) this.runEnd = to
       else {
         this.flushBody()
         this.runW = w

@@ -1,6 +1,7 @@
 /**
  * Display cleaning of text blocks (SPEC 7.1): what the original shows for a text block, byte for
- * byte. Pure functions, no state; the Presenter calls it on every update of a text block.
+ * byte. `cleanDisplayText` is a pure function; `TextCleaner` gives the same result for a block
+ * that grows by appends, cleaning only what each append adds (the Presenter's partial updates).
  * @module
  */
 import { GrowingString } from './growing.js'
