@@ -20,7 +20,8 @@ export const presentHelp = `Usage: tagstream present [options] [FILE]
 The Presenter demo: shows a model's text as it streams and runs its tool calls one at a time
 through a dry-run executor (nothing is executed; each call says what it would do), asking
 y/n before each call. FILE (or stdin) is plain model text, or a log of any
-format 'replay' reads, presented one assistant turn after another.
+format 'replay' reads, presented one assistant turn after another (provider reasoning
+is shown dimmed, after "thinking:").
 
 Answers are read from the terminal; when FILE is given they may also come from stdin
 (printf 'y\\nn\\n' | tagstream present reply.txt).
