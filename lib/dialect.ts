@@ -46,8 +46,13 @@ export interface DialectSpec {
 
 const BAD_NAME = /[<>/\s]/u
 
+/** A usable tag name: non-empty, without `<`, `>`, `/` or white space. @internal */
+export function isTagName(name: unknown): name is string {
+  return typeof name === 'string' && name.length > 0 && !BAD_NAME.test(name)
+}
+
 function checkName(kind: string, name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0 || BAD_NAME.test(name)) {
+  if (!isTagName(name)) {
     throw new TagstreamError(
       'ERR_INVALID_DIALECT',
       `invalid ${kind} name ${JSON.stringify(name)}: names must be non-empty and free of <, >, / and white space`,

@@ -2,7 +2,7 @@
  * Stable error codes:
  * - `ERR_MESSAGE_TOO_LARGE`: a BlockParser received more than `maxBytes`;
  * - `ERR_INVALID_CHUNK`: a chunk that is not a string, Buffer or Uint8Array;
- * - `ERR_INVALID_DIALECT`: a dialect with a bad or duplicate name;
+ * - `ERR_INVALID_DIALECT`: a dialect with a bad name (repeated names are merged, not an error);
  * - `ERR_INVALID_OPTION`: an option with a bad value;
  * - `ERR_INVALID_DIFF`: a diff that does not apply to the block array;
  * - `ERR_BAD_LOG`: a malformed line or event in a log being replayed;

@@ -127,19 +127,25 @@ export class Engine {
   private readonly textTags: TagSet
   private readonly toolTags: TagSet
   private readonly tools: Set<string>
-  private readonly reasoningTags: Set<string>
   private readonly params: Set<string>
   private readonly greedy: Readonly<Record<string, readonly string[]>>
   private readonly unknownCache: Map<string, boolean>
+  private readonly textMax: number
+  private readonly toolMax: number
 
   constructor(private readonly o: ResolvedOptions) {
     const t = tables(o.dialect, o.reasoningTags)
     this.tools = t.tools
     this.params = t.params
-    this.reasoningTags = t.reasoningTags
     this.textTags = t.textTags
     this.toolTags = t.toolTags
     this.unknownCache = t.unknownCache
+    // the longest tag candidate after a '<' (its limit is fixed by the options): text mode, with
+    // diagnostics, also waits for unknown tool-like names to complete, so that reporting them
+    // does not depend on where chunks were cut
+    const slack = 1 + (o.lenientTags ? LENIENT_SLACK : 0)
+    this.textMax = Math.max(this.textTags.maxInner, o.diagnostics ? UNKNOWN_MAX : 0) + slack
+    this.toolMax = this.toolTags.maxInner + slack
     this.greedy = o.dialect.greedy
   }
 
@@ -189,7 +195,6 @@ export class Engine {
           this.setMode(Mode.Text)
           this.bol = false
           p = r
-          this.bodyFrom = p
           break
         }
       }
@@ -216,11 +221,8 @@ export class Engine {
    */
   private tagEnd(w: string, s: number, tags: TagSet): number {
     const n = w.length
-    // with diagnostics, text mode also waits for unknown tool-like names to complete, so that
-    // reporting them does not depend on where chunks were cut
-    const unknown = this.o.diagnostics && tags === this.textTags
-    const max = Math.max(tags.maxInner, unknown ? UNKNOWN_MAX : 0) + 1 + (this.o.lenientTags ? LENIENT_SLACK : 0)
-    const lim = Math.min(n, s + max + 1)
+    const text = tags === this.textTags
+    const lim = Math.min(n, s + (text ? this.textMax : this.toolMax) + 1)
     for (let j = s + 1; j < lim; j++) {
       const c = w.charCodeAt(j)
       if (c === GT) return j
@@ -228,6 +230,7 @@ export class Engine {
     }
     if (lim === n && !this.ended) {
       const raw = w.slice(s + 1)
+      const unknown = text && this.o.diagnostics
       const any = (x: string): boolean => unknown && NAME_SO_FAR.test(x)
       if (this.cutMatches(raw, (x) => tags.prefixes.has(x) || any(x), (x) => tags.names.has(x) || any(x))) return PARTIAL
     }
@@ -276,7 +279,7 @@ export class Engine {
         continue
       }
       const name = this.innerName(w.slice(s + 1, e))
-      if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
+      if (name !== null && this.textTags.names.has(name)) {
         this.text.push(w.slice(p, s))
         this.openTag(name)
         return e + 1
@@ -381,7 +384,7 @@ export class Engine {
         continue
       }
       const name = this.innerName(w.slice(q + 1, e))
-      if (name !== null && (this.tools.has(name) || this.reasoningTags.has(name))) {
+      if (name !== null && this.textTags.names.has(name)) {
         if (this.span > 0) {
           this.heldAt = base + q
           i = e + 1
@@ -657,21 +660,21 @@ export class Engine {
 
   private feedViews(tool: ToolState, piece: string): void {
     for (const v of tool.views) {
-      if (v.active) v.push(piece)
-      else {
-        v.push(piece)
-        if (v.active) this.shape++
-      }
+      const was = v.active
+      v.push(piece)
+      if (!was && v.active) this.shape++
     }
   }
 
   private openGreedyParam(tool: ToolState, w: string, valueStart: number): void {
     this.bodyTo(w, valueStart)
     this.valueAt = tool.bodyLength
-    if (tool.firstRaw !== null || tool.skipping || tool.after !== null || this.o.decodeEntities) return
+    // `after` is set once the skipped value closed (with `firstRaw`); `skipping` is never on here,
+    // as the param that set it closes before another opens
+    if (tool.after !== null || this.o.decodeEntities) return
     const names = this.greedy[tool.name]!
     this.flushBody()
-    if (!names.includes(this.paramName) || names.length !== 1) return
+    if (names.length !== 1 || names[0] !== this.paramName) return
     // the value skipped must start at the first opening tag of the body
     if (tool.body!.value.indexOf('<' + this.paramName + '>') !== tool.bodyLength - this.paramName.length - 2) return
     tool.skipping = true
@@ -721,14 +724,21 @@ export class Engine {
   }
 
   private flushIgnored(into: Diagnostic[]): void {
-    if (this.dropAt < 0) return
-    into.push({
-      code: 'ignored-content',
-      message: `dropped ${JSON.stringify(clip(this.dropSample.trim()))} inside <${this.tool!.name}>, outside any parameter`,
-      offset: this.dropAt,
-    })
+    const d = this.ignoredDiagnostic()
+    if (d === null) return
+    into.push(d)
     this.dropAt = -1
     this.dropSample = ''
+  }
+
+  /** The report of the pending run of dropped text, if any (its sample is at most SAMPLE long). */
+  private ignoredDiagnostic(): Diagnostic | null {
+    if (this.dropAt < 0) return null
+    return {
+      code: 'ignored-content',
+      message: `dropped ${JSON.stringify(this.dropSample.trim())} inside <${this.tool!.name}>, outside any parameter`,
+      offset: this.dropAt,
+    }
   }
 
   private checkUnknown(name: string, offset: number): void {
@@ -762,19 +772,13 @@ export class Engine {
       }
     }
     if (this.mode === Mode.Tool || this.mode === Mode.Param) {
-      const saved = [this.dropAt, this.dropSample] as const
-      this.flushIgnored(out)
-      ;[this.dropAt, this.dropSample] = saved
+      const dropped = this.ignoredDiagnostic()
+      if (dropped !== null) out.push(dropped)
       const at = this.pos + carry.length
       if (this.mode === Mode.Param) out.push({ code: 'unclosed-param', message: `the input ended inside <${this.paramName}> of <${this.tool!.name}>`, offset: at })
       out.push({ code: 'unclosed-tool', message: `the input ended inside <${this.tool!.name}>: the call has no closing tag`, offset: at })
     }
     return out
-  }
-
-  /** Number of complete blocks. */
-  get doneCount(): number {
-    return this.done.length
   }
 
   /**
@@ -882,8 +886,4 @@ function toolBlock(tool: ToolState, params: Record<string, string>, partial: boo
   const b: ToolUseBlock = { type: 'tool_use', name: tool.name, params, partial, call_id: tool.call_id, isNativeToolCall: false }
   if (truncated) b.truncated = true
   return b
-}
-
-function clip(s: string): string {
-  return s.length > 40 ? s.slice(0, 37) + '...' : s
 }

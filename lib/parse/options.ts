@@ -3,7 +3,7 @@
  * @module
  */
 import { nanoid } from 'nanoid'
-import { clineDialect, type Dialect } from '../dialect.js'
+import { clineDialect, isTagName, type Dialect } from '../dialect.js'
 import { TagstreamError } from '../errors.js'
 
 /**
@@ -80,7 +80,7 @@ export function resolveOptions(o: ParseOptions = {}): ResolvedOptions {
   let reasoningTags: readonly string[] = robust ? ['thinking', 'think'] : []
   if (o.reasoningTags === false) reasoningTags = []
   else if (o.reasoningTags !== undefined) {
-    if (!Array.isArray(o.reasoningTags) || o.reasoningTags.some((t) => typeof t !== 'string' || !/^[^<>/\s]+$/u.test(t))) {
+    if (!Array.isArray(o.reasoningTags) || !o.reasoningTags.every(isTagName)) {
       throw new TagstreamError('ERR_INVALID_OPTION', 'option reasoningTags must be an array of tag names', { option: 'reasoningTags' })
     }
     reasoningTags = o.reasoningTags

@@ -23,7 +23,6 @@ export class TagSet {
 export interface Tables {
   tools: Set<string>
   params: Set<string>
-  reasoningTags: Set<string>
   textTags: TagSet
   toolTags: TagSet
   /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
@@ -38,7 +37,7 @@ export function tables(d: Dialect, reasoning: readonly string[]): Tables {
   const key = reasoning.join('\u0000')
   let t = byReasoning.get(key)
   if (t === undefined) {
-    t = { tools: new Set(d.tools), params: new Set(d.params), reasoningTags: new Set(reasoning), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
+    t = { tools: new Set(d.tools), params: new Set(d.params), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
     for (const x of d.tools) t.textTags.add(x)
     for (const x of reasoning) t.textTags.add(x)
     for (const x of d.params) t.toolTags.add(x)
