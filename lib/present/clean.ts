@@ -4,7 +4,7 @@
  * that grows by appends, cleaning only what each append adds (the Presenter's partial updates).
  * @module
  */
-import { GrowingString } from './growing.js'
+import { Rope } from '../parse/rope.js'
 
 // Tag and the one white-space character next to it: the opening tag takes the character after
 // it, the closing tag the one before, so the text between keeps its own line breaks.
@@ -116,8 +116,7 @@ export class TextCleaner {
   /** Leading white space of the kept text: dropped when a partial tag is cut, as trim() would. */
   private lead = ''
   /** The kept text after `lead`: cleaned, and ending with a barrier. */
-  private readonly prefix = new GrowingString()
-  private started = false
+  private readonly prefix = new Rope()
   private tail = ''
   /** `tail` has a `<`: only then can it hold a tag to strip or a partial tag to cut. */
   private tailLt = false
@@ -137,7 +136,6 @@ export class TextCleaner {
   reset(content: string): void {
     this.lead = ''
     this.prefix.reset()
-    this.started = false
     this.tail = ''
     this.tailLt = false
     this.commits++
@@ -167,13 +165,13 @@ export class TextCleaner {
     const joined = this.tail.length > 0 ? this.tail + upto : upto
     // every tag to strip has a `<`: without one, there is nothing to look for
     const kept = this.tailLt || upto.includes('<') ? stripTags(joined) : joined
-    if (this.started) this.prefix.append(kept)
+    if (this.prefix.length > 0) this.prefix.push(kept)
     else {
-      // kept holds a barrier, which is not white space: the lead is all before it
+      // kept holds a barrier, which is not white space: the lead is all before it, and what
+      // follows is never empty
       const body = kept.trimStart()
       this.lead = kept.slice(0, kept.length - body.length)
-      this.prefix.append(body)
-      this.started = true
+      this.prefix.push(body)
     }
     this.tail = j === text.length - 1 ? '' : text.slice(j + 1)
     this.tailLt = this.tail.includes('<')
@@ -198,7 +196,7 @@ export class TextCleaner {
     }
     const head = ts.slice(0, lt)
     // (lead + prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
-    if (!this.started) {
+    if (this.prefix.length === 0) {
       this.tailPart = head.trim()
       this.trimmedLead = false
       return this.tailPart

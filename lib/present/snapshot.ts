@@ -43,14 +43,22 @@ export function copyBlock(b: unknown, diff: unknown): Block {
   }
 }
 
-function readPath(block: Block, path: unknown, diff: unknown): string | undefined {
+/** The string at a diff `path` of `block`; undefined if the path does not fit the block (or names no param yet). @internal */
+export function fieldAt(block: Block, path: unknown): string | undefined {
   if (path === 'content' && block.type === 'text') return block.content
   if (path === 'reasoning' && block.type === 'reasoning') return block.reasoning
   if (typeof path === 'string' && path.startsWith('params.') && block.type === 'tool_use') return block.params[path.slice(7)]
-  return bad(diff, `no string at path ${safeJson(path)} of a ${block.type} block`)
+  return undefined
 }
 
-function writePath(block: Block, path: string, value: string): void {
+function readPath(block: Block, path: unknown, diff: unknown): string | undefined {
+  const fits = (path === 'content' && block.type === 'text') || (path === 'reasoning' && block.type === 'reasoning')
+    || (typeof path === 'string' && path.startsWith('params.') && block.type === 'tool_use')
+  return fits ? fieldAt(block, path) : bad(diff, `no string at path ${safeJson(path)} of a ${block.type} block`)
+}
+
+/** Sets the string at a diff `path` that fits `block` (see {@link fieldAt}). @internal */
+export function writePath(block: Block, path: string, value: string): void {
   if (block.type === 'text') block.content = value
   else if (block.type === 'reasoning') block.reasoning = value
   else block.params[path.slice(7)] = value

@@ -5,13 +5,13 @@
  * @module
  */
 import { Writable } from 'node:stream'
-import type { AppendDiff, Block, BlockDiff, ToolUseBlock } from '../types.js'
+import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyInPlace, copyBlock } from '../present/snapshot.js'
-import { GrowingString } from '../present/growing.js'
+import { applyInPlace, copyBlock, fieldAt, writePath } from '../present/snapshot.js'
+import { Rope } from '../parse/rope.js'
 
 /**
  * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
@@ -323,11 +323,9 @@ export class Presenter extends Writable {
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
-  /** The growing field of the open block: `openKey` of a tool block, or a text block's content. */
-  private readonly open = new GrowingString()
+  /** The growing field of the open block (the last one): its value, block and diff path. */
+  private readonly open = new Rope()
   private openBlock: Block | null = null
-  private openKey: string | null = null
-  /** The diff path of the open field (`content`, `params.<key>`). */
   private openPath = ''
   /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
   private openStale = false
@@ -337,8 +335,6 @@ export class Presenter extends Writable {
   private shownLead = false
   private shownText = ''
   private lastUpdateAt = 0
-  private lastPath = ''
-  private lastKey: string | undefined = undefined
   private readonly cleaner = new TextCleaner()
 
   private readonly done: ToolResult[] = []
@@ -468,11 +464,7 @@ export class Presenter extends Writable {
       if (kind === WRITE) {
         const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'ignored') p = undefined // input after an interrupt is not read
-        else if (op === 'append' && this.stopped === null && this.appendToOpen(arg as AppendDiff)) {
-          // what advance() would do for a partial block at the cursor, without its loop
-          const b = this.openBlock!
-          p = b.partial && !this.destroyed ? this.show(b) : this.advance()
-        } else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
+        else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
           p = this.advance()
         } else {
@@ -543,49 +535,25 @@ export class Presenter extends Writable {
     return this.advance()
   }
 
-  /**
-   * The most common diff by far: more text for the field that is growing, in the block at the
-   * cursor. Applied here without {@link Presenter.take}'s general checks; `false` if `d` is
-   * anything else.
-   */
-  private appendToOpen(d: AppendDiff): boolean {
-    const b = this.openBlock
-    if (b === null || d.index !== this.index || d.path !== this.openPath || typeof d.text !== 'string') return false
-    const snap = this.snap
-    if (d.index !== snap.length - 1 || snap[d.index] !== b) return false
-    this.open.append(d.text)
-    this.openStale = true
-    if (b.type === 'text') this.cleaner.append(d.text)
-    this.dirty = true
-    return true
-  }
-
   /** Applies one diff, keeping the cursor block's display state in step. */
   private take(d: BlockDiff): void {
     const cursor = this.index
-    // the common case, growth of the open block, without the generic path's copies and checks
+    // the common case, growth of the last block's field, without the generic path's copies and
+    // checks: the first append to a field opens it, the next ones only add a piece
     if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = this.snap[d.index]!
-      if (b.type === 'text' && d.path === 'content') {
-        this.defer(b, null, d.path, d.text)
+      if (b !== this.openBlock || d.path !== this.openPath) {
+        const v = fieldAt(b, d.path)
+        if (v !== undefined) this.openField(b, d.path, v)
+      }
+      if (b === this.openBlock && d.path === this.openPath) {
+        this.open.push(d.text)
+        this.openStale = true
         if (d.index === cursor) {
           this.dirty = true
-          this.cleaner.append(d.text)
+          if (b.type === 'text') this.cleaner.append(d.text)
         }
         return
-      }
-      if (b.type === 'tool_use' && typeof d.path === 'string') {
-        if (d.path !== this.lastPath) {
-          this.lastPath = d.path
-          this.lastKey = d.path.startsWith('params.') ? d.path.slice(7) : undefined
-        }
-        const key = this.lastKey
-        const v = key === undefined ? undefined : b.params[key]
-        if (v !== undefined) {
-          this.defer(b, key!, d.path, d.text)
-          if (d.index === cursor) this.dirty = true
-          return
-        }
       }
     }
     this.detach()
@@ -620,36 +588,28 @@ export class Presenter extends Writable {
   }
 
   /**
-   * Appends to the open block go to a {@link GrowingString} and reach the block when something
-   * reads it (a hook, `blocks`, the end of the block): `+=` on the block would keep one cons
-   * string node per chunk alive, a chain that every major GC walks.
+   * Makes `b`'s field at `path` the open one. Its appends go to a {@link Rope} and reach the
+   * block when something reads it (a hook, `blocks`, the end of the block): `+=` on the block
+   * would keep one cons string node per chunk alive, a chain that every major GC walks.
    */
-  private defer(b: Block, key: string | null, path: string, text: string): void {
-    if (b !== this.openBlock || key !== this.openKey) {
-      this.sync()
-      this.openBlock = b
-      this.openKey = key
-      this.openPath = path
-      this.open.reset(key === null ? (b as { content: string }).content : (b as ToolUseBlock).params[key]!)
-    }
-    this.open.append(text)
-    this.openStale = true
+  private openField(b: Block, path: string, value: string): void {
+    this.sync()
+    this.openBlock = b
+    this.openPath = path
+    this.open.reset(value)
   }
 
   /** Brings the open block's field up to date: called before anything reads the blocks. */
   private sync(): void {
     if (!this.openStale) return
     this.openStale = false
-    const b = this.openBlock!
-    if (b.type === 'text') b.content = this.open.value
-    else if (b.type === 'tool_use') b.params[this.openKey!] = this.open.value
+    writePath(this.openBlock!, this.openPath, this.open.value)
   }
 
   /** Before a change that may touch the open field by another way than an append. */
   private detach(): void {
     this.sync()
     this.openBlock = null
-    this.openKey = null
     this.openPath = ''
   }
 
@@ -713,6 +673,7 @@ export class Presenter extends Writable {
     let content: string
     if (b.type === 'reasoning') {
       if (!this.dirty) return undefined
+      this.sync()
       content = b.reasoning
     } else if (!this.cleanText) {
       if (!this.dirty) return undefined
