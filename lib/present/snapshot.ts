@@ -57,8 +57,7 @@ function readPath(block: Block, path: unknown, diff: unknown): string | undefine
   return fits ? fieldAt(block, path) : bad(diff, `no string at path ${safeJson(path)} of a ${block.type} block`)
 }
 
-/** Sets the string at a diff `path` that fits `block` (see {@link fieldAt}). @internal */
-export function writePath(block: Block, path: string, value: string): void {
+function writePath(block: Block, path: string, value: string): void {
   if (block.type === 'text') block.content = value
   else if (block.type === 'reasoning') block.reasoning = value
   else block.params[path.slice(7)] = value

@@ -10,7 +10,7 @@ import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyInPlace, copyBlock, fieldAt, writePath } from '../present/snapshot.js'
+import { applyInPlace, copyBlock, fieldAt } from '../present/snapshot.js'
 import { Rope } from '../parse/rope.js'
 
 /**
@@ -327,6 +327,8 @@ export class Presenter extends Writable {
   private readonly open = new Rope()
   private openBlock: Block | null = null
   private openPath = ''
+  /** The param name of an open tool field, cut from its path once (a sliced key per write is slow). */
+  private openKey = ''
   /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
   private openStale = false
   private shownCommits = -1
@@ -542,11 +544,15 @@ export class Presenter extends Writable {
     // checks: the first append to a field opens it, the next ones only add a piece
     if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = this.snap[d.index]!
-      if (b !== this.openBlock || d.path !== this.openPath) {
+      let open = b === this.openBlock && d.path === this.openPath
+      if (!open) {
         const v = fieldAt(b, d.path)
-        if (v !== undefined) this.openField(b, d.path, v)
+        if (v !== undefined) {
+          this.openField(b, d.path, v)
+          open = true
+        }
       }
-      if (b === this.openBlock && d.path === this.openPath) {
+      if (open) {
         this.open.push(d.text)
         this.openStale = true
         if (d.index === cursor) {
@@ -596,6 +602,7 @@ export class Presenter extends Writable {
     this.sync()
     this.openBlock = b
     this.openPath = path
+    this.openKey = b.type === 'tool_use' ? path.slice(7) : ''
     this.open.reset(value)
   }
 
@@ -603,7 +610,10 @@ export class Presenter extends Writable {
   private sync(): void {
     if (!this.openStale) return
     this.openStale = false
-    writePath(this.openBlock!, this.openPath, this.open.value)
+    const b = this.openBlock!
+    if (b.type === 'text') b.content = this.open.value
+    else if (b.type === 'reasoning') b.reasoning = this.open.value
+    else b.params[this.openKey] = this.open.value
   }
 
   /** Before a change that may touch the open field by another way than an append. */
