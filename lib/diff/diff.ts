@@ -101,12 +101,24 @@ function setPath(block: Block, path: string, value: string, diff: BlockDiff): Bl
 }
 
 function getPath(block: Block, path: string, diff: BlockDiff): string {
-  let v: string | undefined
-  if (path === 'content' && block.type === 'text') v = block.content
-  else if (path === 'reasoning' && block.type === 'reasoning') v = block.reasoning
-  else if (path.startsWith('params.') && block.type === 'tool_use') v = block.params[path.slice(7)]
+  const v = fieldAt(block, path)
   if (v === undefined) return bad(diff, `no string at path ${JSON.stringify(path)}`)
   return v
+}
+
+/** Does diff `path` name a string of this kind of block (`content`, `reasoning`, `params.<name>`)? @internal */
+export function pathFits(block: Block, path: unknown): path is string {
+  if (block.type === 'text') return path === 'content'
+  if (block.type === 'reasoning') return path === 'reasoning'
+  return block.type === 'tool_use' && typeof path === 'string' && path.startsWith('params.')
+}
+
+/** The string at diff `path` of `block`; undefined if the path does not fit or names no param yet. @internal */
+export function fieldAt(block: Block, path: unknown): string | undefined {
+  if (!pathFits(block, path)) return undefined
+  if (block.type === 'text') return block.content
+  if (block.type === 'reasoning') return block.reasoning
+  return block.params[path.slice(7)]
 }
 
 /**

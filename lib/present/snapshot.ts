@@ -8,6 +8,7 @@
  */
 import type { Block, BlockDiff } from '../types.js'
 import { TagstreamError } from '../errors.js'
+import { fieldAt, pathFits } from '../diff/diff.js'
 
 function bad(diff: unknown, why: string): never {
   throw new TagstreamError('ERR_INVALID_DIFF', `cannot apply ${safeJson(diff)}: ${why}`, { diff })
@@ -43,18 +44,8 @@ export function copyBlock(b: unknown, diff: unknown): Block {
   }
 }
 
-/** The string at a diff `path` of `block`; undefined if the path does not fit the block (or names no param yet). @internal */
-export function fieldAt(block: Block, path: unknown): string | undefined {
-  if (path === 'content' && block.type === 'text') return block.content
-  if (path === 'reasoning' && block.type === 'reasoning') return block.reasoning
-  if (typeof path === 'string' && path.startsWith('params.') && block.type === 'tool_use') return block.params[path.slice(7)]
-  return undefined
-}
-
 function readPath(block: Block, path: unknown, diff: unknown): string | undefined {
-  const fits = (path === 'content' && block.type === 'text') || (path === 'reasoning' && block.type === 'reasoning')
-    || (typeof path === 'string' && path.startsWith('params.') && block.type === 'tool_use')
-  return fits ? fieldAt(block, path) : bad(diff, `no string at path ${safeJson(path)} of a ${block.type} block`)
+  return pathFits(block, path) ? fieldAt(block, path) : bad(diff, `no string at path ${safeJson(path)} of a ${block.type} block`)
 }
 
 function writePath(block: Block, path: string, value: string): void {

@@ -4,7 +4,6 @@
  */
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
 import type { Block, Diagnostic } from '../types.js'
-import { TagstreamError } from '../errors.js'
 import { DiffSession, type StreamParseOptions } from './session.js'
 
 /**
@@ -92,7 +91,7 @@ export class BlockParser extends Transform {
    */
   override write(chunk: unknown, encoding?: BufferEncoding | ((error: Error | null | undefined) => void), cb?: (error: Error | null | undefined) => void): boolean {
     if (chunk === null) {
-      this.destroy(new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${this.session.byteCount} is null; expected a string, Buffer or Uint8Array`, { offset: this.session.byteCount }))
+      this.destroy(this.session.invalidChunk(chunk))
       return false
     }
     return super.write(chunk, encoding as BufferEncoding, cb)

@@ -8,9 +8,9 @@ import { Writable } from 'node:stream'
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
-import { diffBlocks } from '../diff/diff.js'
+import { diffBlocks, fieldAt } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyInPlace, copyBlock, fieldAt } from '../present/snapshot.js'
+import { applyInPlace, copyBlock } from '../present/snapshot.js'
 import { Rope } from '../parse/rope.js'
 
 /**

@@ -171,8 +171,8 @@ export class DiffSession {
         this.chars += text.length
         return
       }
+      this.bytes = this.byteCount
       this.exact = true
-      this.bytes = Buffer.byteLength(this.text, 'utf8')
     }
     const size = utf8Length(text)
     if (this.bytes + size > this.maxBytes) {
@@ -183,6 +183,13 @@ export class DiffSession {
       )
     }
     this.bytes += size
+  }
+
+  /** The error for a chunk that is not text or bytes. */
+  invalidChunk(chunk: unknown): TagstreamError {
+    const what = chunk === null ? 'null' : typeof chunk === 'object' ? (chunk.constructor?.name ?? 'object') : typeof chunk
+    const at = this.byteCount
+    return new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${at} is ${what}; expected a string, Buffer or Uint8Array`, { offset: at })
   }
 
   /** Takes one chunk. Throws a TagstreamError for a bad chunk or past `maxBytes`, having changed nothing. */
@@ -197,9 +204,7 @@ export class DiffSession {
       text = this.decoder.decode(chunk, { stream: true })
       this.sawBytes = true
     } else {
-      const what = chunk === null ? 'null' : typeof chunk === 'object' ? (chunk.constructor?.name ?? 'object') : typeof chunk
-      const at = this.byteCount
-      throw new TagstreamError('ERR_INVALID_CHUNK', `BlockParser: chunk at byte ${at} is ${what}; expected a string, Buffer or Uint8Array`, { offset: at })
+      throw this.invalidChunk(chunk)
     }
     if (text.length === 0) return
     this.take(text)
