@@ -23,8 +23,10 @@ import { pipeline } from 'node:stream/promises'
 import { pathToFileURL } from 'node:url'
 import {
   clineDialect, createBlockParser, createPresenter, InterruptError,
-  type BlockParserOptions, type DiffRecord, type InterruptInfo, type SayMessage, type ToolResult, type ToolUseBlock,
+  type DiffRecord, type InterruptInfo, type SayMessage, type StreamParseOptions, type ToolResult, type ToolUseBlock,
 } from 'tagstream'
+import { makeStyle, wantColor } from './cli/render.js'
+import { quietOnEpipe } from './cli/io.js'
 
 /** Options of {@link presentDemo}. */
 export interface PresentDemoOptions {
@@ -44,16 +46,20 @@ export interface PresentDemoOptions {
   /** Where y/n answers come from (needed unless `autoApprove`); it is paused, never closed. */
   ttyIn?: NodeJS.ReadableStream
   /** BlockParser options (profile, dialect, idGenerator, …). */
-  parse?: Record<string, unknown>
+  parse?: StreamParseOptions
 }
 
-// ---- terminal styling ------------------------------------------------------------------------
-
-interface Style { dim(s: string): string; bold(s: string): string; tool(s: string): string; warn(s: string): string; ok(s: string): string }
-
-function style(color: boolean): Style {
-  const esc = (code: string) => (s: string): string => (color ? `\u001b[${code}m${s}\u001b[0m` : s)
-  return { dim: esc('2'), bold: esc('1'), tool: esc('1;36'), warn: esc('33'), ok: esc('32') }
+/**
+ * Where y/n answers come from: stdin when the text does not (a FILE was given), else the
+ * terminal itself; `undefined` when there is none.
+ */
+export function answerSource(textFromStdin: boolean): NodeJS.ReadableStream | undefined {
+  if (!textFromStdin) return process.stdin
+  try {
+    return new ReadStream(openSync('/dev/tty', 'r'))
+  } catch {
+    return undefined
+  }
 }
 
 function preview(value: string, max = 100): string {
@@ -159,7 +165,7 @@ export function describeCall(b: ToolUseBlock): string {
  */
 export async function presentDemo(opts: PresentDemoOptions): Promise<ToolResult[]> {
   const { out, autoApprove } = opts
-  const st = style(opts.color)
+  const st = makeStyle(opts.color)
   const write = (s: string): void => { out.write(s) }
   const answers = opts.ttyIn === undefined ? undefined : lineReader(opts.ttyIn)
   const readOnly = new Set(clineDialect.readOnlyTools)
@@ -221,7 +227,7 @@ export async function presentDemo(opts: PresentDemoOptions): Promise<ToolResult[
   try {
     if (opts.diffs !== undefined) await pipeline(Readable.from(opts.diffs), presenter)
     else if (opts.input === undefined) throw new TypeError('presentDemo: give input (text) or diffs')
-    else await pipeline(isNodeReadable(opts.input) ? opts.input : Readable.from(opts.input), createBlockParser((opts.parse ?? {}) as BlockParserOptions), presenter)
+    else await pipeline(isNodeReadable(opts.input) ? opts.input : Readable.from(opts.input), createBlockParser(opts.parse), presenter)
   } catch (err) {
     // an interrupt is how a message with a tool call normally ends: not a failure
     if (!(err instanceof InterruptError)) throw err
@@ -252,19 +258,12 @@ async function main(argv: string[]): Promise<number> {
     return flags.has('--help') || flags.has('-h') ? 0 : 2
   }
   const autoApprove = flags.has('--yes') || flags.has('-y')
-  const color = flags.has('--color') ? true : flags.has('--no-color') ? false : process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === ''
+  const color = wantColor(process.stdout, flags.has('--color') ? true : flags.has('--no-color') ? false : undefined)
   const input = files[0] === undefined ? process.stdin : createReadStream(files[0], { highWaterMark: 64 })
-  let ttyIn: NodeJS.ReadableStream | undefined
-  if (!autoApprove) {
-    if (files[0] !== undefined) ttyIn = process.stdin
-    else {
-      try {
-        ttyIn = new ReadStream(openSync('/dev/tty', 'r'))
-      } catch {
-        process.stderr.write('no terminal to ask for approval: pass --yes, or give the text as FILE and the answers on stdin\n')
-        return 2
-      }
-    }
+  const ttyIn = autoApprove ? undefined : answerSource(files[0] === undefined)
+  if (!autoApprove && ttyIn === undefined) {
+    process.stderr.write('no terminal to ask for approval: pass --yes, or give the text as FILE and the answers on stdin\n')
+    return 2
   }
   try {
     await presentDemo({ input, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }) })
@@ -279,5 +278,6 @@ async function main(argv: string[]): Promise<number> {
 
 const entry = process.argv[1]
 if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  quietOnEpipe(process.stdout) // `| head`: the reader went away, not a failure
   process.exitCode = await main(process.argv.slice(2))
 }

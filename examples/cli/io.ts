@@ -83,8 +83,8 @@ export class LineWriter {
 }
 
 /** Prints a skipped problem; the run goes on. */
-export function printWarning(w: TagstreamError): void {
-  process.stderr.write(`tagstream: warning: ${w.message}\n`)
+export function printWarning(w: TagstreamError | string): void {
+  process.stderr.write(`tagstream: warning: ${typeof w === 'string' ? w : w.message}\n`)
 }
 
 /** Ends quietly when the reader of stdout went away (`| head`): that is not a failure. */

@@ -3,16 +3,14 @@
  * each assistant turn of a log: text shown as it streams, each tool call approved (y/n) and run
  * by a dry-run executor.
  */
-import { openSync } from 'node:fs'
 import { ReadStream } from 'node:tty'
-import type { Readable } from 'node:stream'
-import { detectLogFormat, LOG_FORMATS, pace, readLog, replayTurns, ReplayDiffer, type DiffRecord, type LogFormat, type ReplayDiffOptions, type ReplayTurn } from 'tagstream'
+import { LOG_FORMATS, sniffLog, pace, readLog, replayTurns, ReplayDiffer, type DiffRecord, type LogFormat, type ReplayDiffOptions, type ReplayTurn } from 'tagstream'
 import { choice, flag, num, parseCommand, UsageError } from './args.js'
 import { openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { makeStyle, wantColor } from './render.js'
 
-import { presentDemo } from '../present.js'
+import { answerSource, presentDemo } from '../present.js'
 
 /** Help of `present`. */
 export const presentHelp = `Usage: tagstream present [options] [FILE]
@@ -36,16 +34,6 @@ ${parserFlagsHelp}
   -h, --help               this help
 `
 
-/** Where y/n answers come from: stdin if it is not the text, else the terminal itself. */
-function answers(textFromStdin: boolean): NodeJS.ReadableStream | undefined {
-  if (!textFromStdin) return process.stdin
-  try {
-    return new ReadStream(openSync('/dev/tty', 'r'))
-  } catch {
-    return undefined
-  }
-}
-
 /** Runs `present`. */
 export async function presentCommandMain(argv: string[]): Promise<void> {
   const p = parseCommand('present', argv, {
@@ -65,14 +53,15 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
   const speed = num(p, 'speed', process.stdout.isTTY === true ? 1 : 0, 0)
   const autoApprove = flag(p, 'yes')
   const color = wantColor(process.stdout, flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined)
-  const parse = toParseOptions(readParserFlags(p), readIds(p, 'nanoid')) as Record<string, unknown>
+  const parse = toParseOptions(readParserFlags(p), readIds(p, 'nanoid'))
   const input = openInput(p.positionals[0])
-  const ttyIn = autoApprove ? undefined : answers(input.stream === process.stdin)
+  const ttyIn = autoApprove ? undefined : answerSource(input.stream === process.stdin)
   if (!autoApprove && ttyIn === undefined) throw new UsageError('no terminal to ask for approval: pass --yes, or give the text as FILE and the answers on stdin', 'present')
   const st = makeStyle(color)
   try {
-    const { head, source } = await sniff(input.stream)
-    const logFormat = format === 'text' ? undefined : format ?? detectLogFormat(head)
+    const sniffed = format === undefined ? await sniffLog(input.stream) : { format: undefined, source: input.stream }
+    const source = sniffed.source
+    const logFormat = format === 'text' ? undefined : format ?? sniffed.format
     if (logFormat === undefined) {
       await presentDemo({ input: source, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }), parse })
       return
@@ -93,26 +82,10 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
  * then takes it as a whole input, so an interrupt stops reading the turn (its other chunks are
  * passed over). Provider reasoning arrives as reasoning blocks, which the demo shows dimmed.
  */
-async function* turnDiffs(turn: ReplayTurn, parse: Record<string, unknown>): AsyncGenerator<DiffRecord, void, undefined> {
-  const differ = new ReplayDiffer(parse as ReplayDiffOptions)
+async function* turnDiffs(turn: ReplayTurn, parse: ReplayDiffOptions): AsyncGenerator<DiffRecord, void, undefined> {
+  const differ = new ReplayDiffer(parse)
   differ.push({ type: 'message', id: turn.id })
   for await (const c of turn.chunks) yield* differ.push(c)
   for (const r of differ.end()) if (r.op !== 'end') yield r
-}
-
-/** The first bytes, to tell a log from text, and the whole input again. */
-async function sniff(stream: Readable): Promise<{ head: string; source: AsyncIterable<Buffer> }> {
-  const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]()
-  const first = await it.next()
-  const head = first.done === true ? '' : first.value.toString('utf8', 0, 4096)
-  const source = (async function* () {
-    if (first.done !== true) yield first.value
-    for (;;) {
-      const r = await it.next()
-      if (r.done === true) return
-      yield r.value
-    }
-  })()
-  return { head, source }
 }
 

@@ -11,6 +11,7 @@ export interface Style {
   bold(s: string): string
   tool(s: string): string
   warn(s: string): string
+  ok(s: string): string
   reason(s: string): string
 }
 
@@ -20,9 +21,9 @@ const esc = (code: string) => (s: string): string => `\u001b[${code}m${s}\u001b[
 export function makeStyle(color: boolean): Style {
   if (!color) {
     const id = (s: string): string => s
-    return { dim: id, bold: id, tool: id, warn: id, reason: id }
+    return { dim: id, bold: id, tool: id, warn: id, ok: id, reason: id }
   }
-  return { dim: esc('2'), bold: esc('1'), tool: esc('1;36'), warn: esc('33'), reason: esc('2;3') }
+  return { dim: esc('2'), bold: esc('1'), tool: esc('1;36'), warn: esc('33'), ok: esc('32'), reason: esc('2;3') }
 }
 
 /** Whether to colour: a TTY, unless NO_COLOR is set; `--color` / `--no-color` decide first. */

@@ -2,9 +2,9 @@
  * What `stats` measures in one file, and how results add up. Runs in the main thread
  * (--jobs 1) or in workers; results are plain data so they cross threads as they are.
  */
-import { detectLogFormat, parseAssistantMessage, readLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
+import { parseAssistantMessage, readLogBatches, sniffLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
 import { openInput } from './io.js'
-import { loadDialect, type ParserFlags } from './parse-options.js'
+import { toParseOptions, type ParserFlags } from './parse-options.js'
 
 /** Counts of one file, or of all of them. */
 export interface FileStats {
@@ -52,34 +52,26 @@ function add(into: Record<string, number>, key: string, n = 1): void {
 export async function statsOfFile(file: string, job: StatsJob, warn: (w: TagstreamError) => void): Promise<FileStats> {
   const t0 = performance.now()
   const input = openInput(file)
-  const options: ParseOptions = { ...(job.flags.options as Partial<ParseOptions>), final: true, diagnostics: true, idGenerator: () => '' }
-  if (job.flags.profile !== undefined) options.profile = job.flags.profile
-  if (job.flags.dialectFile !== undefined) options.dialect = loadDialect(job.flags.dialectFile)
+  const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, diagnostics: true, idGenerator: () => '' }
   const s: FileStats = {
     file, format: job.format ?? 'chunklog', bytes: input.size ?? 0, turns: 0, textBytes: 0, reasoningBytes: 0,
     toolCalls: {}, toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: {}, parseMs: 0, parseMBps: 0, wallMs: 0, skipped: 0,
   }
-  let sniffed = false
-  const source = (async function* () {
-    for await (const chunk of input.stream as AsyncIterable<Buffer>) {
-      if (!sniffed && job.format === undefined) {
-        sniffed = true
-        s.format = detectLogFormat(chunk.toString('utf8', 0, 4096)) ?? s.format
-      }
-      yield chunk
-    }
-  })()
-  const events = readLog(source, {
+  // detected once, here: readLogBatches then takes the format as given
+  const sniffed = job.format === undefined ? await sniffLog(input.stream) : { format: job.format, source: input.stream }
+  const format = sniffed.format
+  if (format !== undefined) s.format = format
+  const batches = readLogBatches(sniffed.source, {
     file,
     onError: job.onError,
     onWarning: (w) => {
       s.skipped++
       warn(w)
     },
-    ...(job.format === undefined ? {} : { format: job.format }),
+    ...(format === undefined ? {} : { format }),
   })
   let parts: string[] = []
-  for await (const e of events) {
+  for await (const batch of batches) for (const e of batch) {
     if (e.type === 'message') {
       parts = []
       s.turns++

@@ -74,7 +74,7 @@ export async function statsCommandMain(argv: string[]): Promise<void> {
     results = []
     for (const f of files) results.push(await statsOfFile(f, job, printWarning))
   } else {
-    results = await statsInWorkers(files, job, jobs, (m) => process.stderr.write(`tagstream: warning: ${m}\n`))
+    results = await statsInWorkers(files, job, jobs, printWarning)
   }
   const total = totalOf(results, performance.now() - t0)
   if (flag(p, 'json')) {

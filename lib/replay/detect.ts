@@ -43,6 +43,23 @@ export function detectLogFormat(head: string): LogFormat | undefined {
 }
 
 /**
+ * Looks at a source's first bytes and tells its log format, without losing them: `source` yields
+ * the whole input again, or `close` releases it when it will not be read. For a program that
+ * takes a log or plain text (`format` is then `undefined`).
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { sniffLog, readLog } from 'tagstream'
+ * const { format, source } = await sniffLog(createReadStream('input'))
+ * if (format !== undefined) for await (const e of readLog(source, { format })) console.log(e)
+ * ```
+ */
+export async function sniffLog(source: LogSource): Promise<{ format: LogFormat | undefined; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+  const p = await peek(source)
+  return { format: detectLogFormat(p.head), source: p.source, close: p.close }
+}
+
+/**
  * Options of {@link readLog}.
  * @example
  * ```ts
@@ -88,11 +105,11 @@ export async function* readLogBatches(source: LogSource, options: ReadLogOptions
   let format = options.format
   let input: LogSource = source
   if (format === undefined) {
-    const p = await peek(source)
-    input = p.source
-    format = detectLogFormat(p.head)
+    const s = await sniffLog(source)
+    input = s.source
+    format = s.format
     if (format === undefined) {
-      await p.close()
+      await s.close()
       const file = options.file ?? '<input>'
       throw new TagstreamError('ERR_BAD_LOG', `${file}: line 1: not a log tagstream knows (chunk log, Cline history, OpenAI or Anthropic SSE capture); name the format explicitly`, { file, line: 1 })
     }

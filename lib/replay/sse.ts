@@ -11,7 +11,6 @@ import { decodeText, mapBatches } from './source.js'
 /** One SSE event with its 1-based number in the capture, for error messages. @internal */
 export interface NumberedEvent {
   n: number
-  event: string | undefined
   data: string
 }
 
@@ -32,7 +31,7 @@ export async function* sseEventBatches(source: LogSource, report: Reporter): Asy
   const drain = (e: EventSourceMessage | Error, out: NumberedEvent[]): void => {
     n++
     if (!(e instanceof Error)) {
-      out.push({ n, event: e.event, data: e.data })
+      out.push({ n, data: e.data })
       return
     }
     const line = (e as Error & { line?: string }).line

@@ -3,7 +3,7 @@
  * @module
  */
 import { Duplex } from 'node:stream'
-import { readLog, type ReadLogOptions } from './detect.js'
+import { readLogBatches, type ReadLogOptions } from './detect.js'
 import { replayDiffs, type ReplayDiffOptions } from './diffs.js'
 import { pace, type PaceOptions } from './pace.js'
 
@@ -35,6 +35,6 @@ export interface ReplayStreamOptions extends ReadLogOptions, ReplayDiffOptions, 
  */
 export function createReplayStream(options: ReplayStreamOptions = {}): Duplex {
   return Duplex.from(async function* (source: AsyncIterable<string | Uint8Array>) {
-    yield* replayDiffs(pace(readLog(source, options), options), options)
+    yield* replayDiffs(pace(readLogBatches(source, options), options), options)
   })
 }
