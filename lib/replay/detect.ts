@@ -43,6 +43,23 @@ export function detectLogFormat(head: string): LogFormat | undefined {
 }
 
 /**
+ * What {@link sniffLog} found.
+ * @example
+ * ```ts
+ * const s: SniffedLog = await sniffLog(['{"t":0,"text":"Hi"}\n'])
+ * s.format // 'chunklog'
+ * ```
+ */
+export interface SniffedLog {
+  /** The log's format, or `undefined` when the input is no log tagstream reads (plain text). */
+  format: LogFormat | undefined
+  /** The whole input, its first bytes included. */
+  source: AsyncIterable<string | Uint8Array>
+  /** Releases the input when `source` will not be read. */
+  close: () => Promise<void>
+}
+
+/**
  * Looks at a source's first bytes and tells its log format, without losing them: `source` yields
  * the whole input again, or `close` releases it when it will not be read. For a program that
  * takes a log or plain text (`format` is then `undefined`).
@@ -54,7 +71,7 @@ export function detectLogFormat(head: string): LogFormat | undefined {
  * if (format !== undefined) for await (const e of readLog(source, { format })) console.log(e)
  * ```
  */
-export async function sniffLog(source: LogSource): Promise<{ format: LogFormat | undefined; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+export async function sniffLog(source: LogSource): Promise<SniffedLog> {
   const p = await peek(source)
   return { format: detectLogFormat(p.head), source: p.source, close: p.close }
 }
