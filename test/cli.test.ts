@@ -165,20 +165,42 @@ t.test('replay: the history equals, turn by turn, parseAssistantMessage of each 
   // --snapshots: between each turn's markers, block arrays only; the last is the turn's result,
   // and every one is what the turn's diffs so far add up to
   const lines = (await run(['replay', '--snapshots', HISTORY])).stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)
+  // the states the turn's diffs pass through, in order; the snapshots must be some of them, in order
+  const states: string[][] = []
+  let blocks: Block[] = []
+  for (const r of records((await run(['replay', HISTORY])).stdout)) {
+    if (r.op === 'message') {
+      states.push([])
+      blocks = []
+    } else if (r.op !== 'end' && r.op !== 'diagnostic') {
+      blocks = applyDiff(blocks, r as BlockDiff)
+      states[states.length - 1]!.push(JSON.stringify(blocks))
+    }
+  }
   const lastOfTurn: Block[][] = []
   let current: Block[] | null = null
-  let growing = 0
+  let turn = -1
+  let at = 0
+  let snapshots = 0
+  let outOfOrder = 0
   for (const l of lines) {
     if (Array.isArray(l)) {
-      if (current !== null && l.length >= current.length) growing++
+      snapshots++
+      const found = states[turn]!.indexOf(JSON.stringify(l), at)
+      if (found < 0) outOfOrder++
+      else at = found + 1
       current = l as Block[]
+    } else if ((l as { op: string }).op === 'message') {
+      turn++
+      at = 0
     } else if ((l as { op: string }).op === 'end') {
       lastOfTurn.push(current ?? [])
       current = null
     }
   }
   t.same(lastOfTurn, expected, '--snapshots: the last array of each turn is its blocks')
-  t.ok(growing > 20, 'many snapshots per turn, as the text streamed')
+  t.equal(outOfOrder, 0, `each of the ${snapshots} snapshots is a state the turn's diffs reach, in their order`)
+  t.ok(snapshots > 5 * final.length, 'many snapshots per turn, as the text streamed')
   t.same(lines.filter((l) => !Array.isArray(l)).map((l) => (l as { op: string }).op), final.flatMap(() => ['message', 'end']), 'framed by the same markers')
 })
 

@@ -19,8 +19,12 @@ t.test('linear on a million ampersands without semicolons', async (t) => {
 })
 
 t.test('decoding in pieces, holding a partial entity back, equals decoding the whole', async (t) => {
-  const text = fc.array(fc.constantFrom('&', 'amp', ';', 'lt', '#', '6', '5', 'x', '4', '1', 'a', ' '), { maxLength: 30 }).map((a) => a.join(''))
-  fc.assert(fc.property(text, fc.nat(30), (s, cut) => {
+  // whole entities as well as their parts, so that most texts hold one to cut through
+  const part = fc.constantFrom('&', 'amp', ';', 'lt', '#', '6', '5', 'x', '4', '1', 'a', ' ', '&amp;', '&lt;', '&#65;', '&#x42;', '&#1234567;', '&apos;')
+  const text = fc.array(part, { maxLength: 30, size: 'max' }).map((a) => a.join(''))
+  let decoded = 0
+  fc.assert(fc.property(text, fc.nat(60), (s, cut) => {
+    if (decodeEntities(s) !== s) decoded++
     const k = Math.min(cut, s.length)
     let head = s.slice(0, k)
     const held = head.slice(partialEntityStart(head))
@@ -28,5 +32,5 @@ t.test('decoding in pieces, holding a partial entity back, equals decoding the w
     const pieces = decodeEntities(head) + decodeEntities(held + s.slice(k))
     if (pieces !== decodeEntities(s)) throw new Error(JSON.stringify([s, k, pieces, decodeEntities(s)]))
   }), { numRuns: 3000 })
-  t.pass('held')
+  t.ok(decoded > 1500, `most of the texts had an entity to decode (${decoded} of 3000)`)
 })

@@ -6,20 +6,9 @@
 import fc from 'fast-check'
 import { parseAssistantMessage, applyDiff } from '../dist/index.js'
 import { DiffSession } from '../dist/streams/session.js'
+import { soup, cutsUpTo, chunksOf } from './helpers/soup.mjs'
 
 const runs = Number(process.argv[2] ?? 5000)
-const TOOLS = ['read_file', 'write_to_file', 'execute_command', 'attempt_completion']
-const PARAMS = ['path', 'content', 'command', 'result']
-const NAMES = [...TOOLS, ...PARAMS, 'thinking', 'think', 'write_file', 'foo']
-const piece = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...NAMES).map((n) => `<${n}>`) },
-  { weight: 6, arbitrary: fc.constantFrom(...NAMES).map((n) => `</${n}>`) },
-  { weight: 2, arbitrary: fc.constantFrom(...NAMES).map((n) => `< ${n} >`) },
-  { weight: 2, arbitrary: fc.constantFrom(...NAMES).map((n) => `</${n} >`) },
-  { weight: 4, arbitrary: fc.constantFrom('<', '</', '>', '<read_fi', '</pa', '``', '```', '`', '\n```xml\n', '\n', '&amp;', '&lt;', '&#60;', '&am', ' ', '  \n') },
-  { weight: 3, arbitrary: fc.constantFrom('a', 'x y', 'é', '😀') },
-)
-const soup = fc.array(piece, { maxLength: 50 }).map((a) => a.join(''))
 const counter = () => { let n = 0; return () => 'c' + (++n) }
 const json = JSON.stringify
 const profiles = [
@@ -28,12 +17,8 @@ const profiles = [
 ]
 
 for (const opts of profiles) {
-  fc.assert(fc.property(soup, fc.array(fc.nat(300), { maxLength: 15 }), (s, cuts) => {
-    const points = [...new Set(cuts.map((c) => c % (s.length + 1)))].sort((a, b) => a - b)
-    const chunks = []
-    let last = 0
-    for (const p of points) { if (p > last) chunks.push(s.slice(last, p)); last = Math.max(last, p) }
-    if (last < s.length) chunks.push(s.slice(last))
+  fc.assert(fc.property(soup.chain((s) => cutsUpTo(s.length).map((cuts) => [s, cuts])), ([s, cuts]) => {
+    const chunks = chunksOf(s, cuts)
     let blocks = []
     const session = new DiffSession({ ...opts, idGenerator: counter() }, { record: (d) => { blocks = applyDiff(blocks, d) }, diagnostic: () => {} })
     let prefix = ''

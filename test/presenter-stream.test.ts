@@ -9,11 +9,8 @@ import {
   createBlockParser, createPresenter, InterruptError, TagstreamError, parseAssistantMessage, cleanDisplayText,
   type ToolResult, type InterruptInfo, type SayMessage,
 } from '../lib/index.js'
+import { counter } from './helpers/arb.js'
 
-const counter = (): (() => string) => {
-  let n = 0
-  return () => `id${++n}`
-}
 
 /** A source that makes chunks on demand, up to `max`, counting what it produced. */
 function countingSource(first: string, size: number, max: number): Readable & { produced: number; bytes: number } {
@@ -43,7 +40,7 @@ t.test('7.5 after an interrupt the source is no longer read: pipeline rejects wi
   presenter.on('ready', (r: ToolResult[]) => events.push(`ready ${r.length}`))
   presenter.on('error', () => events.push('error'))
   presenter.on('close', () => events.push('close'))
-  const err = await pipeline(src, createBlockParser({ idGenerator: counter() }), presenter).then(() => null, (e: unknown) => e)
+  const err = await pipeline(src, createBlockParser({ idGenerator: counter('id') }), presenter).then(() => null, (e: unknown) => e)
   t.ok(err instanceof InterruptError, 'rejects with the InterruptError')
   t.equal((err as InterruptError).reason, 'tool-used')
   t.equal((err as InterruptError).name, 'AbortError')
@@ -103,7 +100,7 @@ t.test('7.8 abort during a tool: the tool signal aborts, the presenter fails wit
   let closed = false
   presenter.on('close', () => { closed = true })
   const src = countingSource('<read_file><path>a</path></read_file><read_file><path>b</path></read_file>', 512, 10_000)
-  const err = await pipeline(src, createBlockParser({ idGenerator: counter() }), presenter).then(() => null, (e: unknown) => e)
+  const err = await pipeline(src, createBlockParser({ idGenerator: counter('id') }), presenter).then(() => null, (e: unknown) => e)
   t.match(err, { name: 'AbortError', code: 'ABORT_ERR' })
   t.notOk(err instanceof InterruptError, 'not an interrupt')
   t.equal(toolSignal?.aborted, true, 'the running tool was told')
@@ -314,7 +311,7 @@ t.test('long blocks through a pipeline: every update is the whole value so far, 
     },
     executeTool: (b) => { executed = b.params.content!; return 'ok' },
   })
-  await pipeline(Readable.from(chunks), createBlockParser({ idGenerator: counter() }), p)
+  await pipeline(Readable.from(chunks), createBlockParser({ idGenerator: counter('id') }), p)
   t.ok(partials > 1000, `the tool was shown while it streamed (${partials} updates)`)
   t.equal(badPartial, 0, 'no partial update lost or reordered any text')
   t.equal(executed, expectedCode, 'the executed value is the one-shot parse')

@@ -11,11 +11,8 @@ import {
   type Presenter, type PresenterOptions, type SayMessage, type ToolUseBlock, type ToolResult, type InterruptInfo,
   type DiffRecord, type Block,
 } from '../lib/index.js'
+import { counter } from './helpers/arb.js'
 
-const counter = (): (() => string) => {
-  let n = 0
-  return () => `id${++n}`
-}
 
 interface Run {
   presenter: Presenter
@@ -45,7 +42,7 @@ async function present(chunks: string[], opts: Partial<PresenterOptions> = {}): 
   presenter.on('ready', (r: ToolResult[]) => ready.push(r))
   let error: unknown
   try {
-    await pipeline(Readable.from(chunks), createBlockParser({ idGenerator: counter() }), presenter)
+    await pipeline(Readable.from(chunks), createBlockParser({ idGenerator: counter('id') }), presenter)
   } catch (err) {
     error = err
   }
@@ -96,6 +93,12 @@ t.test('7.1 a growing block is shown again each time, cleaned like the whole tex
   t.equal(finals[0]!.content, 'I will plan this.\nread it now, then `edit` <3 things.\n', 'tags stripped, fence opener cut')
   t.ok(texts.length > 10, 'partial updates while it streamed')
   // every partial update equals the pure cleaning of some prefix's text block, and they never repeat
+  const prefixDisplays = new Set<string>()
+  for (let i = 1; i <= chunks.length; i++) {
+    const first = parseAssistantMessage(chunks.slice(0, i).join(''))[0]
+    if (first?.type === 'text') prefixDisplays.add(cleanDisplayText(first.content, true))
+  }
+  t.same(texts.filter((s) => s.partial && !prefixDisplays.has(s.content)), [], 'each partial update is the display of a prefix')
   for (let i = 1; i < texts.length; i++) t.not(texts[i]!.content + texts[i]!.partial, texts[i - 1]!.content + texts[i - 1]!.partial)
   t.notOk(texts.some((s) => /<\/?thinking>|<read_fi|<\/?$/.test(s.content)), 'no tag or partial tag ever shown')
 })
@@ -105,7 +108,7 @@ t.test('7.1 incremental cleaning equals cleanDisplayText of the content after ev
     fc.constantFrom('<thinking>', '</thinking>', '<think>', '</think>', '<function_calls>', '</function_calls>', '<', '</', '<read_fi', '<b c', '<_x', '1 < 2', '>', '```', '```xml'),
     fc.constantFrom(' ', '\n', '  ', 'a', 'plan', 'x.y', '. ', 'é', '😀', '-', '3'),
   )
-  await fc.assert(fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 14 }), fc.array(fc.nat(60), { maxLength: 8 }), async (pieces, cuts) => {
+  await fc.assert(fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 14, size: 'max' }), fc.array(fc.nat(60), { maxLength: 8, size: 'max' }), async (pieces, cuts) => {
     const content = pieces.join('')
     const points = [...new Set(cuts.map((c) => c % (content.length + 1)))].sort((a, b) => a - b)
     const says: SayMessage[] = []
@@ -212,14 +215,12 @@ t.test('7.3 one tool per message: later tools skipped, later text hidden, interr
     t.notOk(run.says.some((s) => /more|Bye/.test(s.content)), 'later text is not shown')
     t.ok(run.says.some((s) => s.content === 'First.' && !s.partial))
     t.equal(run.results[0]!.status, 'ok')
-    t.ok(run.results.slice(1).every((r) => r.status === 'skipped' && /a tool was already used in this message/.test(r.content)), 'the tools received after it are skipped')
-    t.ok(run.results.length >= 1)
     t.same(run.interrupts, [{ reason: 'tool-used', note: INTERRUPT_NOTES['tool-used'] }])
     t.same(run.ready, [run.results], 'ready once, with the results')
   }
   // every tool already read when the interrupt happens gets its skipped result (one snapshot record)
   const p = createPresenter({ executeTool: () => 'ok' })
-  await feed(p, [parseAssistantMessage(msg, { idGenerator: counter() }) as unknown as DiffRecord])
+  await feed(p, [parseAssistantMessage(msg, { idGenerator: counter('id') }) as unknown as DiffRecord])
   t.same(p.results.map((r) => [r.name, r.status]), [['read_file', 'ok'], ['execute_command', 'skipped'], ['read_file', 'skipped']])
 })
 
@@ -279,7 +280,7 @@ t.test('7.7 an executor that throws gives an error result; presentation goes on'
 t.test('a tool cut off by the end of the input is never executed (robust truncation, or left partial)', async (t) => {
   const executed: string[] = []
   const presenter = createPresenter({ executeTool: (b) => { executed.push(b.name); return 'ran' } })
-  await pipeline(Readable.from(['Go. <execute_command><command>rm -rf /tmp/x', 'yz']), createBlockParser({ profile: 'robust', idGenerator: counter() }), presenter)
+  await pipeline(Readable.from(['Go. <execute_command><command>rm -rf /tmp/x', 'yz']), createBlockParser({ profile: 'robust', idGenerator: counter('id') }), presenter)
   t.same(executed, [], 'not run')
   t.equal(presenter.results.length, 1)
   t.equal(presenter.results[0]!.status, 'error')
@@ -343,7 +344,7 @@ t.test('7.6 ready fires once with the results, before finish; pipeline resolves'
   p.on('result', (r: ToolResult) => events.push(`result ${r.status}`))
   p.on('ready', (r: ToolResult[]) => events.push(`ready ${r.length}`))
   p.on('finish', () => events.push('finish'))
-  await pipeline(Readable.from(['<read_file><path>a</path></read_file>', ' and <read_file><path>b</path></read_file> done']), createBlockParser({ idGenerator: counter() }), p)
+  await pipeline(Readable.from(['<read_file><path>a</path></read_file>', ' and <read_file><path>b</path></read_file> done']), createBlockParser({ idGenerator: counter('id') }), p)
   t.same(events, ['tool a', 'result ok', 'tool b', 'result ok', 'ready 2', 'finish'])
   t.same(p.results, [
     { call_id: 'id1', name: 'read_file', content: 'r:a', status: 'ok' },
@@ -477,7 +478,7 @@ t.test('markers: text that streams in after an interrupt is not shown, however i
 t.test('snapshots (emit: snapshots) are accepted as records', async (t) => {
   const p = createPresenter({ parallelToolCalls: true, executeTool: (b) => b.params.path! })
   const source = Readable.from(['A <read_file><path>x</path></read_file> B'])
-  await pipeline(source, createBlockParser({ emit: 'snapshots', idGenerator: counter() }), p)
+  await pipeline(source, createBlockParser({ emit: 'snapshots', idGenerator: counter('id') }), p)
   t.same(p.results, [{ call_id: 'id1', name: 'read_file', content: 'x', status: 'ok' }])
 })
 

@@ -10,6 +10,7 @@ import {
   openAIChunks, openAIText, anthropicChunks, anthropicText, readOpenAISse, readAnthropicSse, parseStream,
   applyDiff, counterIds, type Block, type BlockDiff, type ModelChunk, type DiffRecord,
 } from '../lib/index.js'
+import { all } from './helpers/arb.js'
 
 const OPENAI_CAPTURE = readFileSync('examples/logs/openai_chat.sse')
 const ANTHROPIC_CAPTURE = readFileSync('examples/logs/anthropic_messages.sse')
@@ -46,11 +47,6 @@ async function blocksOf(text: AsyncIterable<string>): Promise<Block[]> {
   return blocks
 }
 
-async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const x of it) out.push(x)
-  return out
-}
 
 t.test('openai SDK: chat.completions stream → text chunks → blocks', async (t) => {
   const { url, requests } = await serve(t, OPENAI_CAPTURE)

@@ -1,37 +1,7 @@
-// Shared fast-check arbitraries: tag soups built from the dialect's own tags, so random inputs
-// hit every state of the parser rather than mostly plain text.
-import fc from 'fast-check'
+// Shared test helpers: the tag-soup arbitraries (soup.mjs), chunkings, ids.
 import type { Block } from '../../lib/index.js'
 
-const TOOLS = ['read_file', 'write_to_file', 'execute_command', 'replace_in_file', 'attempt_completion']
-const PARAMS = ['path', 'content', 'command', 'diff', 'result']
-const NAMES = [...TOOLS, ...PARAMS, 'thinking', 'think', 'write_file', 'foo']
-
-export const piece: fc.Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...NAMES).map((n) => `<${n}>`) },
-  { weight: 6, arbitrary: fc.constantFrom(...NAMES).map((n) => `</${n}>`) },
-  { weight: 2, arbitrary: fc.constantFrom(...NAMES).map((n) => `< ${n} >`) },
-  { weight: 2, arbitrary: fc.constantFrom(...NAMES).map((n) => `</${n} >`) },
-  { weight: 3, arbitrary: fc.constantFrom('<', '</', '>', '<read_fi', '</pa', '``', '```', '`', '\n```xml\n', '&amp;', '&lt;', '&#60;', '&am') },
-  { weight: 4, arbitrary: fc.constantFrom(' ', '\n', '\r\n', '\t', 'a', 'x y', 'é', '😀', 'ü/😀.ts', 'Hello world', '  ') },
-  { weight: 3, arbitrary: fc.string({ maxLength: 6 }) },
-)
-
-/** A random message made of tag-soup pieces. */
-export const soup: fc.Arbitrary<string> = fc.array(piece, { maxLength: 40 }).map((a) => a.join(''))
-
-/** Cut points for a text: sorted distinct offsets inside it. */
-export function chunksOf(text: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-  const out: string[] = []
-  let last = 0
-  for (const p of points) {
-    if (p > last) out.push(text.slice(last, p))
-    last = Math.max(last, p)
-  }
-  if (last < text.length) out.push(text.slice(last))
-  return out
-}
+export { piece, call, soup, cutsUpTo, chunksOf } from './soup.mjs'
 
 /** Fixed-size chunking. */
 export function fixedChunks(text: string, size: number): string[] {
@@ -47,6 +17,13 @@ export function strip(blocks: readonly Block[]): unknown[] {
     const { call_id: _id, isNativeToolCall: _n, ...rest } = b
     return rest
   })
+}
+
+/** Everything an async iterable yields. */
+export async function all<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
 }
 
 /** A deterministic id generator. */
