@@ -236,6 +236,40 @@ export async function measureAsync(fn, { warmup = 2, samples = 5, minMs = 40 } =
 }
 
 /**
+ * A warm-up of at least `calls` calls and `ms` milliseconds (so the JIT settles on the input),
+ * and the repetitions a sample needs to last `minMs`, calibrated on the warm-up's second half:
+ * the last call alone, when it met a GC pause, made every sample several times too short.
+ */
+class WarmUp {
+  constructor(calls, ms) {
+    this.min = calls
+    this.ms = ms
+    this.start = performance.now()
+    this.calls = 0
+    this.half = -1
+    this.halfAt = 0
+  }
+
+  /** Whether to make one more call (counts it). */
+  more() {
+    const now = performance.now()
+    if (this.calls >= this.min && now - this.start >= this.ms) return false
+    if (this.half < 0 && now - this.start >= this.ms / 2) {
+      this.half = this.calls
+      this.halfAt = now
+    }
+    this.calls++
+    return true
+  }
+
+  reps(minMs) {
+    const now = performance.now()
+    const once = this.half >= 0 && this.calls > this.half ? (now - this.halfAt) / (this.calls - this.half) : (now - this.start) / this.calls
+    return Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4)))
+  }
+}
+
+/**
  * Times several functions against each other: each is warmed up and calibrated like in
  * {@link measure}, then the samples are taken round-robin (A B C A B C ...), so a change in the
  * machine's load during the measurement hits all of them alike and their ratios stay meaningful.
@@ -243,23 +277,10 @@ export async function measureAsync(fn, { warmup = 2, samples = 5, minMs = 40 } =
  */
 export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 7, minMs = 40 } = {}) {
   let sink = 0
-  // warm each function for at least `warmup` calls and `warmupMs` (so the JIT settles on this
-  // input), and calibrate the repetitions on the second half of the warm-up: the last call
-  // alone, when it met a GC pause, made every sample of that function several times too short
   const reps = fns.map((fn) => {
-    const start = performance.now()
-    let calls = 0
-    let half = -1
-    let halfAt = 0
-    for (; calls < warmup || performance.now() - start < warmupMs; calls++) {
-      if (half < 0 && performance.now() - start >= warmupMs / 2) {
-        half = calls
-        halfAt = performance.now()
-      }
-      sink ^= touch(fn())
-    }
-    const once = half >= 0 && calls > half ? (performance.now() - halfAt) / (calls - half) : (performance.now() - start) / calls
-    return Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4)))
+    const w = new WarmUp(warmup, warmupMs)
+    while (w.more()) sink ^= touch(fn())
+    return w.reps(minMs)
   })
   const times = fns.map(() => [])
   for (let s = 0; s < samples; s++) {
@@ -279,14 +300,9 @@ export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 
 export async function measureInterleavedAsync(fns, { warmup = 2, warmupMs = 150, samples = 5, minMs = 40 } = {}) {
   const reps = []
   for (const fn of fns) {
-    const start = performance.now()
-    let once = 0
-    for (let i = 0; i < warmup || performance.now() - start < warmupMs; i++) {
-      const t0 = performance.now()
-      await fn()
-      once = performance.now() - t0
-    }
-    reps.push(Math.max(1, Math.ceil(minMs / Math.max(once, 1e-4))))
+    const w = new WarmUp(warmup, warmupMs)
+    while (w.more()) await fn()
+    reps.push(w.reps(minMs))
   }
   const times = fns.map(() => [])
   for (let s = 0; s < samples; s++) {
