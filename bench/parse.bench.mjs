@@ -20,7 +20,7 @@ import {
   KB, MB, PATHOLOGICAL, chunk, fmtSize, mbps, mdTable, measure, measureInterleaved, measureInterleavedAsync, num, pathological, realisticMessage, verdict,
 } from './gen.mjs'
 
-const CORPUS = new URL('../../shared/conformance/parse.cline.jsonl', import.meta.url)
+const CORPUS = new URL('../test/fixtures/conformance/parse.cline.jsonl', import.meta.url)
 
 function scanLt(s) {
   let n = 0

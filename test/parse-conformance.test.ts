@@ -1,11 +1,11 @@
-// Every case of the original implementation's outputs, read from the shared corpus in place.
+// Every case of the original implementation's outputs, from the suite's own copy of the corpus.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseAssistantMessage } from '../lib/index.js'
 import { strip } from './helpers/arb.js'
 
-const corpus = fileURLToPath(new URL('../../shared/conformance/parse.cline.jsonl', import.meta.url))
+const corpus = fileURLToPath(new URL('./fixtures/conformance/parse.cline.jsonl', import.meta.url))
 const cases = readFileSync(corpus, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; input: string; expected: unknown[] })
 
 t.equal(cases.length, 569, 'the whole corpus is read')

@@ -61,7 +61,7 @@ const write = (path: string) => ({ type: 'tool_use', name: 'write_to_file', para
 const text = (content: string, partial = false) => ({ type: 'text', content, partial }) as const
 
 t.test('7.1 text is cleaned for display exactly as the conformance file says', async (t) => {
-  const cases = readFileSync(new URL('../../shared/conformance/present-text.cline.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean)
+  const cases = readFileSync(new URL('./fixtures/conformance/present-text.cline.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean)
     .map((l) => JSON.parse(l) as { content: string; partial: boolean; expected: string })
   t.equal(cases.length, 40)
   let failed = 0
