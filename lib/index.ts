@@ -19,6 +19,8 @@ export { toJsonPatch, type JsonPatchOperation } from './diff/jsonpatch.js'
 export { type StreamParseOptions } from './streams/session.js'
 export { BlockParser, createBlockParser, type BlockParserOptions } from './streams/block-parser.js'
 export { parseStream, createWebBlockParser } from './streams/iterable.js'
+export { type Emitted } from './streams/records.js'
+export { isBlockDiff, isMarker, isDiagnosticRecord } from './diff/guards.js'
 export { cleanDisplayText } from './present/clean.js'
 export {
   SYNTHETIC_INTERVAL_MS, type ReplayEvent, type ReplayMessageEvent, type ReplayChunkEvent, type ReplayEndEvent,

@@ -3,11 +3,13 @@
  * @module
  */
 import type { Block, DiffRecord } from '../types.js'
+import type { Emitted } from './records.js'
 import { DiffSession, type StreamParseOptions } from './session.js'
 
 /**
  * Parses an (async) iterable of text chunks, yielding the same records a {@link BlockParser}
- * would emit (diffs, or snapshots with `emit: 'snapshots'`). Errors are thrown from the iteration.
+ * would emit (diffs, or snapshots with `emit: 'snapshots'`; the yielded type follows the option,
+ * see {@link Emitted}). Errors are thrown from the iteration.
  * @example
  * ```ts
  * import { parseStream } from 'tagstream'
@@ -16,9 +18,16 @@ import { DiffSession, type StreamParseOptions } from './session.js'
  * }
  * ```
  */
-export async function* parseStream(
+export function parseStream<O extends StreamParseOptions = {}>(
   source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
-  options: StreamParseOptions = {},
+  options?: O,
+): AsyncGenerator<Emitted<O>, void, undefined> {
+  return records(source, options ?? {}) as AsyncGenerator<Emitted<O>, void, undefined>
+}
+
+async function* records(
+  source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  options: StreamParseOptions,
 ): AsyncGenerator<DiffRecord | Block[], void, undefined> {
   let batch: (DiffRecord | Block[])[] = []
   const session = new DiffSession(options, { record: (r) => batch.push(r), diagnostic: () => undefined })
@@ -36,7 +45,8 @@ export async function* parseStream(
 }
 
 /**
- * A WHATWG `TransformStream` doing the BlockParser's job, for runtimes built on web streams.
+ * A WHATWG `TransformStream` doing the BlockParser's job, for runtimes built on web streams. Its
+ * readable side carries the records the `emit` option asks for (see {@link Emitted}).
  * @example
  * ```ts
  * import { createWebBlockParser } from 'tagstream'
@@ -45,9 +55,9 @@ export async function* parseStream(
  * for await (const d of diffs) console.log(d)
  * ```
  */
-export function createWebBlockParser(options: StreamParseOptions = {}): TransformStream<string | Uint8Array, DiffRecord | Block[]> {
-  let controller: TransformStreamDefaultController<DiffRecord | Block[]>
-  const session = new DiffSession(options, { record: (r) => controller.enqueue(r), diagnostic: () => undefined })
+export function createWebBlockParser<O extends StreamParseOptions = {}>(options?: O): TransformStream<string | Uint8Array, Emitted<O>> {
+  let controller: TransformStreamDefaultController<Emitted<O>>
+  const session = new DiffSession(options ?? {}, { record: (r) => controller.enqueue(r as Emitted<O>), diagnostic: () => undefined })
   return new TransformStream({
     start(c) {
       controller = c
