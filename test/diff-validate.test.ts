@@ -77,6 +77,10 @@ t.test('the error names the diff and says what is wrong', async (t) => {
   const cyclic: Record<string, unknown> = { op: 'add', index: 3 }
   cyclic['block'] = cyclic
   t.throws(() => applyDiff(three, bad(cyclic)), { code: 'ERR_INVALID_DIFF' }, 'a cyclic diff does not break the message')
+  const getter = { op: 'nope', get boom(): string { throw new Error('a getter that throws') } }
+  t.throws(() => applyDiff(three, bad(getter)), { code: 'ERR_INVALID_DIFF', message: /^invalid diff \[unreadable\]: op must be/ }, 'nor does a getter that throws')
+  t.throws(() => applyDiff(three, bad({ op: 'nope', f: () => 1, s: Symbol('s'), deep: { a: { b: 1 } }, list: [1, 2, 3, 4, 5, 6, [7]], k1: 1, k2: 2, k3: 3, k4: 4 })),
+    { message: "invalid diff {op:'nope',f:[function],s:Symbol(s),deep:{a:{…}},list:[1,2,3,4,5,…],k1:1,k2:2,k3:3,…}: op must be one of 'add', 'append', 'set', 'complete', 'truncate', 'replace'" })
   t.throws(() => applyDiff(null as unknown as Block[], bad({ op: 'complete', index: 0 })), { code: 'ERR_INVALID_DIFF' })
   t.throws(() => toJsonPatch(bad({ op: 'complete', index: 0 }), {} as unknown as Block[]), { code: 'ERR_INVALID_DIFF' })
 })
