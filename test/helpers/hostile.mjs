@@ -180,6 +180,7 @@ export function checkSync(lib, jsonpatch, records) {
       blocks = next
     }
     if (JSON.stringify(acc.blocks) !== JSON.stringify(blocks)) throw new Error(`BlockAccumulator: ${JSON.stringify(acc.blocks)} vs ${JSON.stringify(blocks)}`)
+    if (acc.json() !== JSON.stringify(blocks)) throw new Error(`BlockAccumulator.json(): ${acc.json()} vs ${JSON.stringify(blocks)}`)
   }
   expectWellFormed(acc.snapshot(), 'BlockAccumulator')
   if (builtinsFingerprint() !== before) throw new Error(`a built-in changed after ${JSON.stringify(records)}`)
