@@ -9,6 +9,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFil
 import { join, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { addInto, emptyTotal, totalOf, type FileStats, type StatsTotal } from '../examples/cli/stats-core.js'
+import { statsHelp } from '../examples/cli/stats.js'
 import { CLI, cliEnv, runCli } from './helpers/cli.js'
 
 const LOGS = ['cline_task_history.json', 'chunk_log.jsonl', 'openai_chat.sse', 'anthropic_messages.sse'].map((f) => `examples/logs/${f}`)
@@ -52,6 +53,9 @@ t.test('merging per-file stats equals stats over all files (files, stdin, merged
   const fromFiles = JSON.parse((await runCli(['stats', '--merge', '--json', ...names])).stdout) as Doc
   t.same(counts(fromFiles), counts(all), 'files')
   t.equal(fromFiles.total.parseMs, parts.reduce((a, p) => a + p.total.parseMs, 0), 'times add up too')
+  const totalOnly = JSON.parse((await runCli(['stats', '--merge', '--json', '--total-only', ...names])).stdout) as Doc
+  t.same(counts(totalOnly), { ...(counts(all) as Doc), files: [] }, '--total-only: the total alone')
+  t.same(counts(JSON.parse((await runCli(['stats', '--merge', '--json'], JSON.stringify(totalOnly))).stdout) as Doc), counts(totalOnly), 'which merges as a part with no files')
   const stdin = parts.map((p) => JSON.stringify(p)).join('\n') + '\n'
   t.same(counts(JSON.parse((await runCli(['stats', '--merge', '--json'], stdin)).stdout) as Doc), counts(all), 'stdin, one line per run')
   t.same(counts(JSON.parse((await runCli(['stats', '--merge', '--json', '-'], stdin)).stdout) as Doc), counts(all), 'stdin as -')
@@ -202,7 +206,7 @@ t.test('usage: --merge reads stats lines, not logs; --total-only goes with --jso
 // ---- the README's recipe, end to end ----------------------------------------------------------
 
 t.test('map with xargs -P, reduce with --merge: the README recipe, with the built bin', async (t) => {
-  const dir = t.testdir({ logs: {}, parts: {}, bin: {} })
+  const dir = t.testdir({ logs: {}, bin: {} })
   const logs = join(dir, 'logs')
   // 24 logs: the bundled ones under several names
   for (let i = 0; i < 24; i++) copyFileSync(LOGS[i % LOGS.length]!, join(logs, `log${String(i).padStart(2, '0')}${LOGS[i % LOGS.length]!.slice(LOGS[i % LOGS.length]!.lastIndexOf('.'))}`))
@@ -218,10 +222,17 @@ t.test('map with xargs -P, reduce with --merge: the README recipe, with the buil
     child.on('error', fail)
     child.on('close', (code) => done({ code, stdout, stderr }))
   })
-  const map = await sh(`find logs -type f -print0 | xargs -0 -n 5 -P 3 sh -c 'tagstream stats --json "$@" > "$(mktemp parts/XXXXXX)"' sh`)
+  // the recipe as `stats --help` gives it, with shards of 5 files, 3 at a time
+  const recipe = statsHelp.slice(statsHelp.indexOf('  mkdir parts')).replace(/\\\n/g, '').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  t.equal(recipe.length, 3, 'mkdir, map, reduce')
+  t.ok(recipe[1]!.includes('xargs -0 -n 100 -P 4'))
+  const map = await sh(`${recipe[0]} && ${recipe[1]!.replace('-n 100 -P 4', '-n 5 -P 3')}`)
   t.equal(map.code, 0, map.stderr)
   t.equal(readdirSync(join(dir, 'parts')).length, 5, 'one part per shard of 5 files')
-  const reduce = await sh('tagstream stats --merge --json parts/*')
+  const table = await sh(recipe[2]!)
+  t.equal(table.code, 0, table.stderr)
+  t.match(table.stdout, /total \(24 files\) \(mixed, [\d.]+ kB\)\n {2}turns 48 · tool calls 54 /)
+  const reduce = await sh(`${recipe[2]} --json`)
   t.equal(reduce.code, 0, reduce.stderr)
   const whole = await sh('tagstream stats --json logs/*')
   const sortFiles = (d: Doc): Doc => ({ ...d, files: [...d.files].sort((a, b) => (a.file < b.file ? -1 : 1)) })
@@ -232,7 +243,7 @@ t.test('map with xargs -P, reduce with --merge: the README recipe, with the buil
   const at = (counts(all) as Doc).total
   t.same({ ...mt, toolCalls: sorted(mt.toolCalls), unknownTags: sorted(mt.unknownTags) }, { ...at, toolCalls: sorted(at.toolCalls), unknownTags: sorted(at.unknownTags) }, 'the same total')
   t.equal(mt.fileCount, 24)
-  const table = await sh('cat parts/* | tagstream stats --merge')
-  t.match(table.stdout, /total \(24 files\)/)
+  const piped = await sh('cat parts/* | tagstream stats --merge --json')
+  t.equal(piped.stdout, reduce.stdout, 'the parts through a pipe: the same line')
   t.ok(readFileSync(join(dir, 'parts', readdirSync(join(dir, 'parts'))[0]!), 'utf8').endsWith('}\n'))
 })

@@ -37,7 +37,10 @@ ${parserFlagsHelp}
 
 Examples:
   tagstream stats --jobs 4 ~/.cline/tasks/*/api_conversation_history.json
-  find logs -name '*.jsonl' -print0 | xargs -0 -n 100 -P 4 \\
+  # map: the stats of each shard of 100 files, 4 shards at a time, each into a file of its
+  # own (parallel runs writing into one pipe could interleave); reduce: their sum
+  mkdir parts
+  find logs -type f -print0 | xargs -0 -n 100 -P 4 \\
     sh -c 'tagstream stats --json "$@" > "$(mktemp parts/XXXXXX)"' sh
   tagstream stats --merge parts/*
 `
