@@ -1,36 +1,19 @@
-// End-to-end tests of the `tagstream` CLI: they spawn the BUILT command, dist/examples/cli/main.js.
-// CI runs `npm run build` before `npm test`; locally, build first (the first test says so if
-// dist is missing).
+// Tests of the `tagstream` CLI. Most run it in-process through main(argv, io) (test/helpers/cli.ts):
+// a child process adds nothing to what they check but its start-up time. A few run the BUILT
+// bin, dist/examples/cli/main.js, as a user would: its shebang, exit codes, EPIPE, worker
+// threads (test/cli-live.test.ts and test/cli-stats.test.ts have more). CI runs `npm run build`
+// before `npm test`; locally, build first (the first test says so if dist is missing).
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { applyDiff, counterIds, parseAssistantMessage, type Block, type BlockDiff, type DiffRecord } from '../lib/index.js'
+import { CLI, cliEnv, runCli as run, spawnRun, type Run } from './helpers/cli.js'
 
-const CLI = 'dist/examples/cli/main.js'
 const LOGS = 'examples/logs'
 const HISTORY = `${LOGS}/cline_task_history.json`
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-// dist/ is outside coverage: the children run as a user's would, without tap's process-info
-// hooks and coverage collection (which would triple their start-up time)
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_V8_COVERAGE' && !k.startsWith('_TAPJS_')))
-
-function run(args: string[], input?: string | Buffer): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, NO_COLOR: '' } })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (b: Buffer) => out.push(b))
-    child.stderr.on('data', (b: Buffer) => err.push(b))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }))
-    child.stdin.on('error', () => {}) // a command that does not read stdin
-    child.stdin.end(input)
-  })
-}
+const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version
 
 const records = (stdout: string): DiffRecord[] => stdout.trimEnd().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as DiffRecord)
 
@@ -44,12 +27,39 @@ function turns(stdout: string): Block[][] {
   return out
 }
 
+const reply = 'Reading first.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n<write_to_file>\n<path>b.ts</path>\n<content>\nx < y\n'
+
 const tmp = mkdtempSync(join(tmpdir(), 'tagstream-cli-'))
 t.teardown(() => rmSync(tmp, { recursive: true, force: true }))
 
 t.test('the CLI is built', async (t) => {
   t.ok(existsSync(CLI), `${CLI} exists (run npm run build before the tests)`)
   t.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/, 'with its shebang')
+})
+
+t.test('end to end: the built bin, its exit codes and streams, as in-process runs give them', async (t) => {
+  const [version, usage, unknown, missing, parsed] = await Promise.all([
+    spawnRun(['--version']),
+    spawnRun([]),
+    spawnRun(['frob']),
+    spawnRun(['replay', join(tmp, 'nope.json')]),
+    spawnRun(['parse', '--ids', 'counter'], reply),
+  ])
+  t.same(version, { code: 0, stdout: `${VERSION}\n`, stderr: '' }, '--version reads package.json from the installed place')
+  t.equal(usage.code, 2, 'no command: usage, exit 2')
+  t.match(usage.stdout, /Usage: tagstream <command>/)
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /unknown command "frob"/)
+  t.notMatch(unknown.stderr, /\n\s+at /, 'no stack trace')
+  t.equal(missing.code, 1, 'bad input: exit 1')
+  t.match(missing.stderr, /cannot read .*nope\.json: no such file/)
+  t.equal(parsed.code, 0)
+  t.same(parsed, await run(['parse', '--ids', 'counter'], reply), 'stdin to stdout: the same as in-process')
+})
+
+t.test('--version and -v print the version of package.json; --help lists them', async (t) => {
+  for (const flag of ['--version', '-v']) t.same(await run([flag]), { code: 0, stdout: `${VERSION}\n`, stderr: '' }, flag)
+  t.match((await run(['--help'])).stdout, /-v, --version/)
 })
 
 t.test('--help for the command and each subcommand; exit codes of usage errors', async (t) => {
@@ -91,8 +101,6 @@ t.test('--help for the command and each subcommand; exit codes of usage errors',
     t.notMatch(r.stderr, /\n\s+at /, 'no stack trace')
   }
 })
-
-const reply = 'Reading first.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n<write_to_file>\n<path>b.ts</path>\n<content>\nx < y\n'
 
 t.test('parse: stdin to NDJSON diffs, --final, --snapshots, deterministic with --ids counter', async (t) => {
   const expected = parseAssistantMessage(reply, { final: true, idGenerator: counterIds() })
@@ -236,7 +244,7 @@ t.test('EPIPE: a reader that leaves early (| head) ends the replay quietly', asy
   const line = JSON.stringify({ t: 0, text: 'word <read_file><path>a.ts</path></read_file> ' }) + '\n'
   writeFileSync(big, ('{"meta":{}}\n' + line.repeat(200)).repeat(100))
   const r = await new Promise<Run>((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'replay', big], { stdio: ['ignore', 'pipe', 'pipe'], env })
+    const child = spawn(process.execPath, [CLI, 'replay', big], { stdio: ['ignore', 'pipe', 'pipe'], env: cliEnv() })
     let err = ''
     child.stderr.on('data', (b: Buffer) => (err += b.toString()))
     child.stdout.once('data', () => child.stdout.destroy()) // like head: read a little, close the pipe
@@ -279,15 +287,16 @@ t.test('stats: counts per file and in total; --jobs 2 counts the same', async (t
   const s = JSON.parse(one.stdout) as { files: Record<string, unknown>[]; total: Record<string, unknown> }
   t.match(s.files[0], { file: files[0], format: 'cline', turns: 5, toolCallsTotal: 5, toolCalls: { write_to_file: 2, read_file: 1, execute_command: 1, attempt_completion: 1 } })
   t.match(s.total, { turns: 8, toolCallsTotal: 9, unclosedCalls: 0, truncatedCalls: 0 })
-  const two = JSON.parse((await run(['stats', '--json', '--jobs', '2', ...files])).stdout) as typeof s
-  const counts = (x: typeof s): unknown => x.files.map(({ parseMs, parseMBps, wallMs, ...rest }) => rest)
+  // worker threads: the built bin, in a process of its own
+  const two = JSON.parse((await spawnRun(['stats', '--json', '--jobs', '2', ...files])).stdout) as typeof s
+  const counts = (x: typeof s): unknown => x.files.map(({ parseMs, wallMs, ...rest }) => rest)
   t.same(counts(two), counts(s), 'workers count the same, in the same order')
   const odd = join(tmp, 'odd.jsonl')
   writeFileSync(odd, JSON.stringify({ t: 0, text: 'x <write_file><path>a</path></write_file> <read_file><path>b' }) + '\n' + JSON.stringify({ meta: {} }) + '\n' + JSON.stringify({ t: 0, text: 'y <execute_c' }) + '\n')
   const table = await run(['stats', odd])
   t.match(table.stdout, /turns 2 · tool calls 1 · unclosed 1 · truncated 1 · unknown tags 1/)
   t.match(table.stdout, /unknown: write_file 1/)
-  const bad = await run(['stats', '--jobs', '2', odd, join(tmp, 'bad.jsonl')])
+  const bad = await spawnRun(['stats', '--jobs', '2', odd, join(tmp, 'bad.jsonl')])
   t.equal(bad.code, 1, 'a bad file fails the run, from a worker too')
   t.match(bad.stderr, /bad\.jsonl: line 4/)
 })

@@ -47,14 +47,23 @@ export class InputError extends Error {
 }
 
 /**
- * Lines to a writable, gathered into 64 KiB writes (one write per record would cost more than
- * the parse) unless `immediate` (a live replay, a terminal). Waits for `drain` when the
- * writable is full, so a slow reader slows the producer instead of filling memory.
+ * Lines to a writable, gathered into writes of up to 64 KiB (one write per record would cost
+ * more than the parse), yet never held while the process waits: whatever is queued is written
+ * once the synchronous work of the current input chunk is done (a `setImmediate`, which runs
+ * only when the event loop is about to poll for more input), the way `grep --line-buffered`
+ * behaves. A fast input still fills whole writes; a slow one sees each line as it is made.
+ * `immediate` (a live replay, a terminal) writes at every `settle()`.
+ *
+ * Memory is bounded: the queue is written as soon as it reaches 64 KiB, so it holds at most
+ * that plus one record; and when the writable is full, `line()` and `settle()` return a promise
+ * of its `drain`, so a slow reader slows the producer instead of filling memory.
  */
 export class LineWriter {
   private buf = ''
+  private idleFlush: NodeJS.Immediate | undefined
+  private draining: Promise<void> | undefined
 
-  constructor(private readonly out: NodeJS.WritableStream, private readonly immediate: boolean) {}
+  constructor(private readonly out: NodeJS.WritableStream, private readonly immediate: boolean, private readonly limit = 65536) {}
 
   /** Queues one line; a promise when the caller must wait before the next. */
   line(s: string): Promise<void> | undefined {
@@ -62,23 +71,46 @@ export class LineWriter {
     return this.settle()
   }
 
-  /** Queues text as it is (no newline). */
+  /**
+   * Queues text as it is (no newline). Written at once past the limit; the caller that cannot
+   * wait here waits at its next `settle()`.
+   */
   text(s: string): void {
     this.buf += s
+    if (this.buf.length >= this.limit) void this.flush()
+    else this.scheduleIdleFlush()
   }
 
   /** Writes if it is time to; a promise when the caller must wait. */
   settle(): Promise<void> | undefined {
-    if (this.immediate || this.buf.length >= 65536) return this.flush()
-    return undefined
+    if (this.immediate || this.buf.length >= this.limit) return this.flush()
+    this.scheduleIdleFlush()
+    return this.draining
   }
 
-  /** Writes what is queued. */
+  /** Writes what is queued; a promise when the writable asks to wait for `drain`. */
   flush(): Promise<void> | undefined {
-    if (this.buf.length === 0) return undefined
+    if (this.buf.length === 0) return this.draining
     const ok = this.out.write(this.buf)
     this.buf = ''
-    return ok ? undefined : once(this.out as unknown as NodeJS.EventEmitter, 'drain').then(() => undefined)
+    if (!ok && this.draining === undefined) {
+      const drained = once(this.out as unknown as NodeJS.EventEmitter, 'drain').then(() => {
+        this.draining = undefined
+      })
+      // a flush nobody awaits (the idle one) must not turn a failed writable into an unhandled
+      // rejection; whoever awaits `draining` still sees the error
+      drained.catch(() => {})
+      this.draining = drained
+    }
+    return this.draining
+  }
+
+  private scheduleIdleFlush(): void {
+    if (this.idleFlush !== undefined || this.buf.length === 0) return
+    this.idleFlush = setImmediate(() => {
+      this.idleFlush = undefined
+      void this.flush()
+    })
   }
 }
 
@@ -91,32 +123,58 @@ export function printWarning(w: TagstreamError | string): void {
 export function quietOnEpipe(stream: NodeJS.WritableStream): void {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(0)
-    reportFailure(err)
-    process.exit(1)
+    process.exit(reportFailure(err))
   })
 }
 
-/** Prints a failure for people and sets the exit code: 2 for usage, 1 for bad input. */
-export function reportFailure(err: unknown): void {
+/** Prints a failure for people; its exit code: 2 for usage, 1 for bad input. */
+export function reportFailure(err: unknown): number {
   if (err instanceof UsageError) {
     const cmd = err.command === undefined ? '' : ` ${err.command}`
     process.stderr.write(`tagstream${cmd}: ${err.message}\nTry 'tagstream${cmd} --help'.\n`)
-    process.exitCode = 2
-    return
+    return 2
   }
   if (err instanceof TagstreamError) {
     process.stderr.write(`tagstream: ${err.message}\n`)
-    process.exitCode = err.code === 'ERR_USAGE' || err.code === 'ERR_INVALID_OPTION' ? 2 : 1
-    return
+    return err.code === 'ERR_USAGE' || err.code === 'ERR_INVALID_OPTION' ? 2 : 1
   }
   if (err instanceof InputError) {
     process.stderr.write(`tagstream: ${err.message}\n`)
-    process.exitCode = 1
-    return
+    return 1
   }
   const e = err as NodeJS.ErrnoException
   const what = e?.code !== undefined && e.path !== undefined ? `cannot read ${e.path}: ${describeFsError(e)}` : String(e?.message ?? e)
   process.stderr.write(`tagstream: ${what}\n`)
   if (process.env.TAGSTREAM_DEBUG !== undefined && e?.stack !== undefined) process.stderr.write(e.stack + '\n')
-  process.exitCode = 1
+  return 1
+}
+
+/** The standard streams of one run of the CLI. */
+export interface CliIO {
+  stdin?: NodeJS.ReadableStream
+  stdout?: NodeJS.WritableStream
+  stderr?: NodeJS.WritableStream
+}
+
+const STDIO = ['stdin', 'stdout', 'stderr'] as const
+
+/**
+ * Runs `run` with `process.stdin`, `stdout` and `stderr` replaced by the streams of `io` (the
+ * others left as they are), and puts the real ones back after. Every module of the CLI, and the
+ * examples it calls, then reads and writes where the caller says without each taking the
+ * streams as a parameter. One run at a time: the streams are the process's.
+ */
+export async function withStdio<T>(io: CliIO, run: () => Promise<T>): Promise<T> {
+  const saved = STDIO.map((name) => Object.getOwnPropertyDescriptor(process, name))
+  for (const name of STDIO) {
+    const stream = io[name]
+    if (stream !== undefined) Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream })
+  }
+  try {
+    return await run()
+  } finally {
+    STDIO.forEach((name, i) => {
+      if (saved[i] !== undefined) Object.defineProperty(process, name, saved[i])
+    })
+  }
 }

@@ -1,6 +1,10 @@
 /**
  * What `stats` measures in one file, and how results add up. Runs in the main thread
  * (--jobs 1) or in workers; results are plain data so they cross threads as they are.
+ *
+ * Every figure is a count or a sum, never an average, so that the stats of shards add up to
+ * the stats of the whole (`stats --merge`): the parse speed is derived, textBytes / parseMs,
+ * only when printed.
  */
 import { parseAssistantMessage, readLogBatches, sniffLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
 import { openInput } from './io.js'
@@ -26,10 +30,9 @@ export interface FileStats {
   truncatedCalls: number
   /** Tags that look like tool calls but name no tool of the dialect, by name. */
   unknownTags: Record<string, number>
-  /** Time spent parsing, and the parse throughput it gives. */
+  /** Time spent parsing (the throughput is textBytes / parseMs). */
   parseMs: number
-  parseMBps: number
-  /** Wall-clock time for the file (read + parse). */
+  /** Wall-clock time for the file (read + parse); in a total, the sum over its files. */
   wallMs: number
   /** Lines or events skipped with --on-error skip. */
   skipped: number
@@ -44,6 +47,11 @@ export interface StatsJob {
 
 const UNKNOWN_NAME = /^<\s*([^\s<>/]+)/u
 
+/** Counts by name: no prototype, so a tool or tag called `__proto__` is a name like any other. */
+export function counts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>
+}
+
 function add(into: Record<string, number>, key: string, n = 1): void {
   into[key] = (into[key] ?? 0) + n
 }
@@ -55,7 +63,7 @@ export async function statsOfFile(file: string, job: StatsJob, warn: (w: Tagstre
   const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, diagnostics: true, idGenerator: () => '' }
   const s: FileStats = {
     file, format: job.format ?? 'chunklog', bytes: input.size ?? 0, turns: 0, textBytes: 0, reasoningBytes: 0,
-    toolCalls: {}, toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: {}, parseMs: 0, parseMBps: 0, wallMs: 0, skipped: 0,
+    toolCalls: counts(), toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
   }
   // detected once, here: readLogBatches then takes the format as given
   const sniffed = job.format === undefined ? await sniffLog(input.stream) : { format: job.format, source: input.stream }
@@ -98,23 +106,48 @@ export async function statsOfFile(file: string, job: StatsJob, warn: (w: Tagstre
     }
   }
   s.wallMs = performance.now() - t0
-  s.parseMBps = s.parseMs > 0 ? s.textBytes / 1e6 / (s.parseMs / 1000) : 0
   return s
 }
 
+/** The sums of several files (or of several totals: `fileCount` says how many files). */
+export interface StatsTotal extends Omit<FileStats, 'file'> {
+  fileCount: number
+}
+
+/** The figures that add up as they are. */
+export const SUMMED = ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'parseMs', 'wallMs', 'skipped'] as const
+
+/** A total of nothing. */
+export function emptyTotal(): StatsTotal {
+  return {
+    fileCount: 0, format: 'mixed', bytes: 0, turns: 0, textBytes: 0, reasoningBytes: 0, toolCalls: counts(), toolCallsTotal: 0,
+    unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
+  }
+}
+
+/**
+ * Adds `part` (one file's counts, or another total) into `into`. Associative and commutative,
+ * so shards can be merged in any grouping and order.
+ */
+export function addInto(into: StatsTotal, part: FileStats | StatsTotal): StatsTotal {
+  const files = 'fileCount' in part ? part.fileCount : 1
+  if (files === 0) return into
+  into.format = into.fileCount === 0 ? part.format : into.format === part.format ? into.format : 'mixed'
+  into.fileCount += files
+  for (const k of SUMMED) into[k] += part[k]
+  for (const [n, c] of Object.entries(part.toolCalls)) add(into.toolCalls, n, c)
+  for (const [n, c] of Object.entries(part.unknownTags)) add(into.unknownTags, n, c)
+  return into
+}
+
 /** The sum of several files' counts. */
-export function totalOf(files: FileStats[], wallMs: number): FileStats {
-  const t: FileStats = {
-    file: 'total', format: 'mixed', bytes: 0, turns: 0, textBytes: 0, reasoningBytes: 0, toolCalls: {}, toolCallsTotal: 0,
-    unclosedCalls: 0, truncatedCalls: 0, unknownTags: {}, parseMs: 0, parseMBps: 0, wallMs, skipped: 0,
-  }
-  for (const f of files) {
-    for (const k of ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'parseMs', 'skipped'] as const) t[k] += f[k]
-    for (const [n, c] of Object.entries(f.toolCalls)) add(t.toolCalls, n, c)
-    for (const [n, c] of Object.entries(f.unknownTags)) add(t.unknownTags, n, c)
-  }
-  const formats = new Set(files.map((f) => f.format))
-  if (formats.size === 1) t.format = [...formats][0]!
-  t.parseMBps = t.parseMs > 0 ? t.textBytes / 1e6 / (t.parseMs / 1000) : 0
+export function totalOf(files: FileStats[]): StatsTotal {
+  const t = emptyTotal()
+  for (const f of files) addInto(t, f)
   return t
+}
+
+/** Parse throughput in MB/s, derived from the sums (0 when nothing was parsed). */
+export function parseMBps(s: { textBytes: number; parseMs: number }): number {
+  return s.parseMs > 0 ? s.textBytes / 1e6 / (s.parseMs / 1000) : 0
 }
