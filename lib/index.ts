@@ -13,7 +13,7 @@ export type {
 export { TagstreamError, type TagstreamErrorCode } from './errors.js'
 export { clineDialect, defineDialect, type Dialect, type DialectSpec } from './dialect.js'
 export { type ParseOptions } from './parse/options.js'
-export { parseAssistantMessage, type ParseResult } from './parse/parse.js'
+export { parseAssistantMessage, parseWithDiagnostics, type ParseResult } from './parse/parse.js'
 export { diffBlocks, applyDiff } from './diff/diff.js'
 export { BlockAccumulator } from './diff/accumulator.js'
 export { toJsonPatch, type JsonPatchOperation } from './diff/jsonpatch.js'

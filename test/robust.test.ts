@@ -2,12 +2,11 @@
 // streaming laws under it.
 import t from 'tap'
 import fc from 'fast-check'
-import { parseAssistantMessage, BlockParser, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ToolUseBlock } from '../lib/index.js'
+import { parseAssistantMessage, parseWithDiagnostics, BlockParser, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ToolUseBlock } from '../lib/index.js'
 import { strip, counter, fixedChunks, chunksOf } from './helpers/arb.js'
 
 const p = (s: string, o: object): unknown[] => {
-  const r = parseAssistantMessage(s, { idGenerator: counter(), ...o }) as Block[] | { blocks: Block[] }
-  return strip(Array.isArray(r) ? r : r.blocks)
+  return strip(parseAssistantMessage(s, { idGenerator: counter(), ...o }))
 }
 const text = (content: string, partial = false) => ({ type: 'text', content, partial })
 const tool = (name: string, params: Record<string, string>, partial = false) => ({ type: 'tool_use', name, params, partial })
@@ -141,17 +140,18 @@ t.test('lenientTags: white space inside brackets', async (t) => {
 })
 
 t.test('diagnostics: stable codes with offsets', async (t) => {
-  const codes = (s: string): [string, number][] => parseAssistantMessage(s, { diagnostics: true }).diagnostics.map((d: Diagnostic) => [d.code, d.offset])
+  const codes = (s: string): [string, number][] => parseWithDiagnostics(s).diagnostics.map((d: Diagnostic) => [d.code, d.offset])
   t.same(codes('Hi <write_file><path>a</path></write_file>'), [['unknown-tool', 3]])
   t.same(codes('<read_file>junk<path>a</path></read_file>'), [['ignored-content', 11]])
   t.same(codes('<read_file><path>a'), [['unclosed-param', 18], ['unclosed-tool', 18]])
   t.same(codes('Let me run.\n<execute_c'), [['truncated-open-tag', 12]])
   t.same(codes('<div>html</div> a < b'), [], 'ordinary markup is not reported')
-  const r = parseAssistantMessage('x', { profile: 'robust' })
-  t.same(r, { blocks: [text('x', true)], diagnostics: [] }, 'robust returns { blocks, diagnostics }')
+  t.same(strip(parseAssistantMessage('x <write_file>', { profile: 'robust' })), [text('x <write_file>', true)], 'parseAssistantMessage returns the blocks whatever the profile')
+  t.same(strip(parseWithDiagnostics('x <write_file>', { profile: 'robust' }).blocks), strip(parseAssistantMessage('x <write_file>', { profile: 'robust' })), 'parseWithDiagnostics: the same blocks')
+  t.same(parseWithDiagnostics('x <write_file>', { diagnostics: false }).diagnostics.map((d) => d.code), ['unknown-tool'], 'and its diagnostics whatever the option says')
   // the stream reports the same diagnostics whatever the chunking, as events and opt-in records
   const s = 'a <write_file> <read_file>junk<path>p</path> more </read_file> <execute_c'
-  const whole = [...parseAssistantMessage(s, { diagnostics: true }).diagnostics]
+  const whole = [...parseWithDiagnostics(s).diagnostics]
   for (const size of [1, 3, 7]) {
     const parser = new BlockParser({ diagnostics: true, diagnosticRecords: true })
     const events: Diagnostic[] = []

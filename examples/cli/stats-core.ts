@@ -6,7 +6,7 @@
  * the stats of the whole (`stats --merge`): the parse speed is derived, textBytes / parseMs,
  * only when printed.
  */
-import { parseAssistantMessage, readLogBatches, sniffLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
+import { parseWithDiagnostics, readLogBatches, sniffLog, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
 import { openInput } from './io.js'
 import { toParseOptions, type ParserFlags } from './parse-options.js'
 
@@ -60,7 +60,7 @@ function add(into: Record<string, number>, key: string, n = 1): void {
 export async function statsOfFile(file: string, job: StatsJob, warn: (w: TagstreamError) => void): Promise<FileStats> {
   const t0 = performance.now()
   const input = openInput(file)
-  const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, diagnostics: true, idGenerator: () => '' }
+  const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, idGenerator: () => '' }
   const s: FileStats = {
     file, format: job.format ?? 'chunklog', bytes: input.size ?? 0, turns: 0, textBytes: 0, reasoningBytes: 0,
     toolCalls: counts(), toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
@@ -91,7 +91,7 @@ export async function statsOfFile(file: string, job: StatsJob, warn: (w: Tagstre
       parts = []
       s.textBytes += Buffer.byteLength(text)
       const p0 = performance.now()
-      const { blocks, diagnostics } = parseAssistantMessage(text, options as ParseOptions & { diagnostics: true })
+      const { blocks, diagnostics } = parseWithDiagnostics(text, options)
       s.parseMs += performance.now() - p0
       for (const b of blocks) {
         if (b.type !== 'tool_use') continue

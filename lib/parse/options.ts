@@ -36,7 +36,7 @@ export interface ParseOptions {
   truncation?: boolean
   /** Accept white space inside tag brackets (`< read_file >`, `</path >`). */
   lenientTags?: boolean
-  /** Report diagnostics; {@link parseAssistantMessage} then returns `{ blocks, diagnostics }`. */
+  /** Report diagnostics: `diagnostic` events and records on streams ({@link parseWithDiagnostics} always reports them). */
   diagnostics?: boolean
   /**
    * The text is the whole message, not a prefix of it: held-back fragments are released, open

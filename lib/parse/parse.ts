@@ -7,10 +7,10 @@ import { Engine } from './engine.js'
 import { resolveOptions, type ParseOptions } from './options.js'
 
 /**
- * Blocks and diagnostics, returned when diagnostics are on.
+ * Blocks and diagnostics, as {@link parseWithDiagnostics} returns them.
  * @example
  * ```ts
- * const { blocks, diagnostics }: ParseResult = parseAssistantMessage('<write_file>', { diagnostics: true })
+ * const { blocks, diagnostics }: ParseResult = parseWithDiagnostics('<write_file>')
  * ```
  */
 export interface ParseResult {
@@ -25,7 +25,8 @@ export interface ParseResult {
  *
  * With the default `cline` profile the result is exactly the original Cline parser's: text
  * blocks, `tool_use` blocks with their params, the last block `partial: true` if the text ends
- * inside it. With `diagnostics` (or `profile: 'robust'`) it returns `{ blocks, diagnostics }`.
+ * inside it. It always returns the block array, whatever the options; for what the parser
+ * noticed as well, use {@link parseWithDiagnostics}.
  *
  * Linear in the length of the text whatever the text; never throws on any text.
  * @example
@@ -37,15 +38,30 @@ export interface ParseResult {
  * //     call_id: 'V1StGXR8', isNativeToolCall: false } ]
  * ```
  */
-export function parseAssistantMessage(text: string, options: ParseOptions & { diagnostics: true }): ParseResult
-export function parseAssistantMessage(text: string, options: ParseOptions & { profile: 'robust'; diagnostics?: undefined }): ParseResult
-export function parseAssistantMessage(text: string, options?: ParseOptions): Block[]
-export function parseAssistantMessage(text: string, options: ParseOptions = {}): Block[] | ParseResult {
-  const o = resolveOptions(options)
-  const engine = new Engine(o)
+export function parseAssistantMessage(text: string, options: ParseOptions = {}): Block[] {
+  // diagnostics change no block, and nobody would read them here
+  const engine = new Engine(resolveOptions(options.diagnostics === false ? options : { ...options, diagnostics: false }))
+  engine.feed(String(text))
+  if (options.final === true) engine.end()
+  return engine.blocks(options.final === true)
+}
+
+/**
+ * Parses like {@link parseAssistantMessage} and also reports what the parser noticed (SPEC 4:
+ * `unknown-tool`, `ignored-content`, `unclosed-tool`, `unclosed-param`, `truncated-open-tag`),
+ * whatever the `diagnostics` option says. The blocks are the same as parseAssistantMessage's
+ * with the same options.
+ * @example
+ * ```ts
+ * import { parseWithDiagnostics } from 'tagstream'
+ * parseWithDiagnostics('Let me write it. <write_file><path>a</path>', { profile: 'robust' }).diagnostics
+ * // [ { code: 'unknown-tool', message: '<write_file> is not a tool of this dialect…', offset: 17 }, … ]
+ * ```
+ */
+export function parseWithDiagnostics(text: string, options: ParseOptions = {}): ParseResult {
+  const engine = new Engine(resolveOptions({ ...options, diagnostics: true }))
   engine.feed(String(text))
   if (options.final === true) engine.end()
   const blocks = engine.blocks(options.final === true)
-  if (!o.diagnostics) return blocks
   return { blocks, diagnostics: [...engine.diagnostics, ...engine.endDiagnostics()] }
 }
