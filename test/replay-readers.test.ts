@@ -83,10 +83,12 @@ t.test('chunk log: every bad shape is named; skip mode warns and goes on', async
   const bad = [
     ['[1]', /line 1: expected an object/],
     ['{"meta": 3}', /line 1: "meta" must be an object/],
-    ['{"text": "a"}', /line 1: "t" must be a number/],
-    ['{"t": -1, "text": "a"}', /line 1: "t" must be a number/],
-    ['{"t": 1}', /line 1: expected a string "text"/],
-    ['{"t": 1, "text": 5}', /line 1: expected a string "text"/],
+    ['{"text": "a"}', /^f: line 1: "t" is missing \(a chunk log line is \{"t": <ms>, "text": "…"\} or \{"meta": \{…\}\}\)$/],
+    ['{"foo": 1}', /^f: line 1: "t" is missing/],
+    ['{"t": -1, "text": "a"}', /^f: line 1: "t" must be a number of milliseconds >= 0, got number -1$/],
+    ['{"t": "5", "text": "a"}', /^f: line 1: "t" must be a number of milliseconds >= 0, got a string "5"$/],
+    ['{"t": 1}', /^f: line 1: expected a string "text" \(or "reasoning"\); it has neither$/],
+    ['{"t": 1, "text": 5}', /^f: line 1: expected a string "text" \(or "reasoning"\); "text" is number 5$/],
   ] as const
   for (const [line, re] of bad) {
     await t.rejects(collect(readChunkLog, [line + '\n'], { file: 'f' }), { code: 'ERR_BAD_LOG', message: re }, line)

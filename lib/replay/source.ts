@@ -20,11 +20,11 @@ export async function* decodeText(source: LogSource): AsyncGenerator<string, voi
 
 /**
  * Reads the first `bytes` of a source (or all of it, if shorter) without losing them: returns
- * the head as text and a source that yields the whole input again, head included, or `close` to
+ * the head as text (`whole` when it is all there is) and a source that yields the whole input again, head included, or `close` to
  * release the source when it will not be read.
  * @internal
  */
-export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
   const it = (Symbol.asyncIterator in source
     ? (source as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]()
     : (source as Iterable<string | Uint8Array>)[Symbol.iterator]()) as AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array>
@@ -60,7 +60,7 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
   const close = async (): Promise<void> => {
     await it.return?.()
   }
-  return { head, source: again(), close }
+  return { head, whole: done, source: again(), close }
 }
 
 /**
