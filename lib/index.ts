@@ -15,6 +15,7 @@ export { clineDialect, defineDialect, type Dialect, type DialectSpec } from './d
 export { type ParseOptions } from './parse/options.js'
 export { parseAssistantMessage, type ParseResult } from './parse/parse.js'
 export { diffBlocks, applyDiff } from './diff/diff.js'
+export { BlockAccumulator } from './diff/accumulator.js'
 export { toJsonPatch, type JsonPatchOperation } from './diff/jsonpatch.js'
 export { type StreamParseOptions } from './streams/session.js'
 export { BlockParser, createBlockParser, type BlockParserOptions } from './streams/block-parser.js'

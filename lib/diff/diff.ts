@@ -3,7 +3,7 @@
  * @module
  */
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
-import { TagstreamError } from '../errors.js'
+import { checkDiff, getParam, invalidDiff, setParam } from './validate.js'
 
 /**
  * A string field that is known to have grown by appending since the previous snapshot, so the
@@ -87,23 +87,12 @@ export function diffBlocks(prev: readonly Block[], next: readonly Block[]): Bloc
   return out
 }
 
-function bad(diff: unknown, why: string): never {
-  throw new TagstreamError('ERR_INVALID_DIFF', `cannot apply ${JSON.stringify(diff)}: ${why}`, { diff })
-}
-
-function setPath(block: Block, path: string, value: string, diff: BlockDiff): Block {
-  if (path === 'content' && block.type === 'text') return { ...block, content: value }
-  if (path === 'reasoning' && block.type === 'reasoning') return { ...block, reasoning: value }
-  if (path.startsWith('params.') && block.type === 'tool_use') {
-    return { ...block, params: { ...block.params, [path.slice(7)]: value } }
-  }
-  return bad(diff, `no string at path ${JSON.stringify(path)} of a ${block.type} block`)
-}
-
-function getPath(block: Block, path: string, diff: BlockDiff): string {
-  const v = fieldAt(block, path)
-  if (v === undefined) return bad(diff, `no string at path ${JSON.stringify(path)}`)
-  return v
+function setPath(block: Block, path: string, value: string): Block {
+  if (block.type === 'text') return { ...block, content: value }
+  if (block.type === 'reasoning') return { ...block, reasoning: value }
+  const params = { ...block.params }
+  setParam(params, path.slice(7), value)
+  return { ...block, params }
 }
 
 /** Does diff `path` name a string of this kind of block (`content`, `reasoning`, `params.<name>`)? @internal */
@@ -113,12 +102,15 @@ export function pathFits(block: Block, path: unknown): path is string {
   return block.type === 'tool_use' && typeof path === 'string' && path.startsWith('params.')
 }
 
-/** The string at diff `path` of `block`; undefined if the path does not fit or names no param yet. @internal */
+/**
+ * The string at diff `path` of `block`; undefined if the path does not fit or names no param yet
+ * (an own property: never `constructor` or another name inherited from `Object.prototype`). @internal
+ */
 export function fieldAt(block: Block, path: unknown): string | undefined {
   if (!pathFits(block, path)) return undefined
   if (block.type === 'text') return block.content
   if (block.type === 'reasoning') return block.reasoning
-  return block.params[path.slice(7)]
+  return getParam(block.params, path.slice(7))
 }
 
 /**
@@ -134,36 +126,30 @@ export function fieldAt(block: Block, path: unknown): string | undefined {
  * ```
  */
 export function applyDiff(blocks: readonly Block[], diff: BlockDiff): Block[] {
+  if (!Array.isArray(blocks)) invalidDiff(diff, 'applyDiff needs the block array it applies to')
+  checkDiff(diff, blocks)
   const out = blocks.slice()
   switch (diff.op) {
     case 'add':
-      if (diff.index !== blocks.length) bad(diff, `add at ${diff.index} but there are ${blocks.length} blocks`)
       out.push(diff.block)
-      return out
+      break
     case 'truncate':
-      if (!(diff.length >= 0 && diff.length <= blocks.length)) bad(diff, `truncate to ${diff.length} of ${blocks.length} blocks`)
       out.length = diff.length
-      return out
-    default: {
-      const b = blocks[diff.index]
-      if (b === undefined) return bad(diff, `no block at index ${diff.index}`)
-      switch (diff.op) {
-        case 'replace':
-          out[diff.index] = diff.block
-          break
-        case 'complete':
-          out[diff.index] = { ...b, partial: false }
-          break
-        case 'set':
-          out[diff.index] = setPath(b, diff.path, diff.value, diff)
-          break
-        case 'append':
-          out[diff.index] = setPath(b, diff.path, getPath(b, diff.path, diff) + diff.text, diff)
-          break
-        default:
-          bad(diff, 'unknown op')
-      }
-      return out
+      break
+    case 'replace':
+      out[diff.index] = diff.block
+      break
+    case 'complete':
+      out[diff.index] = { ...blocks[diff.index]!, partial: false }
+      break
+    case 'set':
+      out[diff.index] = setPath(blocks[diff.index]!, diff.path, diff.value)
+      break
+    case 'append': {
+      const b = blocks[diff.index]!
+      out[diff.index] = setPath(b, diff.path, fieldAt(b, diff.path)! + diff.text)
+      break
     }
   }
+  return out
 }
