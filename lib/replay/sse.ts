@@ -61,6 +61,7 @@ const TERMINATOR = /\r\n?|\n/gu
  * @internal
  */
 export class EventSize {
+  /** Characters of the line being read, and of the event (its lines so far, this one included). */
   private line = 0
   private event = 0
   private afterCR = false
@@ -73,18 +74,18 @@ export class EventSize {
     if (this.afterCR && s.charCodeAt(0) === 10) from = 1 // the LF of a CRLF cut in two
     this.afterCR = false
     TERMINATOR.lastIndex = from
-    let m: RegExpExecArray | null
-    while ((m = TERMINATOR.exec(s)) !== null) {
-      this.line += m.index - from
-      if (this.line === 0) this.event = 0
-      else this.event += this.line
-      if (this.event > this.limit) return m.index
+    for (;;) {
+      const m = TERMINATOR.exec(s)
+      const end = m === null ? s.length : m.index
+      if (this.event + end - from > this.limit) return from + this.limit - this.event
+      this.event += end - from
+      this.line += end - from
+      if (m === null) return -1
+      if (this.line === 0) this.event = 0 // a blank line ends the event
       this.line = 0
-      from = m.index + m[0].length
+      from = end + m[0].length
       if (m[0] === '\r' && from === s.length) this.afterCR = true
     }
-    this.line += s.length - from
-    return this.event + this.line > this.limit ? s.length - (this.event + this.line - this.limit) : -1
   }
 }
 
