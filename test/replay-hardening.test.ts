@@ -184,6 +184,9 @@ t.test('Cline history: content before role, text before type, waits bounded by m
   const r3 = await read(readClineHistory, [user], { maxBytes: 100 })
   t.equal(r3.error, undefined)
   t.same(r3.events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text), ['ok'])
+  // a key of another type's field, or a field given twice, is passed over (the first one counts)
+  const odd = '[{"role":"assistant","content":[{"type":"text","thinking":"no","text":"yes","text":"again"}]}]'
+  t.same((await read(readClineHistory, [odd])).events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text), ['yes'])
   await t.rejects(read(readClineHistory, ['[]'], { maxBytes: -1 }).then((r) => { throw r.error }), { code: 'ERR_INVALID_OPTION' })
 })
 

@@ -101,12 +101,7 @@ export async function* chunkLogBatches(source: LogSource, options: LogReadOption
     if (out.length > 0) yield out
   }
   const out: ReplayEvent[] = []
-  try {
-    if (rest.length > 0) take(rest, out)
-  } catch (err) {
-    if (out.length > 0) yield out
-    throw err
-  }
+  if (rest.length > 0) take(rest, out) // a bad line pushes nothing before it throws
   if (open !== null) out.push({ type: 'end', id: open })
   if (out.length > 0) yield out
 }

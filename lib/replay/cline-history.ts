@@ -16,9 +16,8 @@ const PART_SEPARATOR = '\n\n'
 /** Text is fed to the tokenizer in pieces of at most this many characters, cut at line ends. */
 const PIECE = 8192
 
-/** stream-chain's markers (registered symbols): end of input, and several values at once. */
+/** stream-chain's end-of-input marker (a registered symbol), which the tokenizer also returns for "no tokens". */
 const NONE = Symbol.for('object-stream.none')
-const MANY = Symbol.for('object-stream.many')
 
 /** Keys and short values are read up to this many characters (enough to describe them). */
 const SHORT = 64
@@ -520,9 +519,8 @@ export async function* clineHistoryBatches(source: LogSource, options: LogReadOp
     } catch (err) {
       throw report.error(`line ${line}`, `invalid JSON (${(err as Error).message})`, { line })
     }
-    if (r === NONE) return
-    if ((r as Record<symbol, unknown>)[MANY] === 1) for (const t of (r as { values: Token[] }).values) reader.token(t)
-    else reader.token(r as Token)
+    // the tokenizer gives many(tokens) or none, never one bare token
+    if (r !== NONE) for (const t of (r as { values: Token[] }).values) reader.token(t)
   }
   // tokens of a piece the tokenizer rejects are lost with it: small pieces lose little
   const feed = function* (s: string): Generator<ReplayEvent[], void, undefined> {

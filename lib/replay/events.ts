@@ -184,18 +184,15 @@ export class ChunkSplitter {
     }
     const buf = this.carry + s
     PIECE.lastIndex = 0
-    let m: RegExpExecArray | null
-    while ((m = PIECE.exec(buf)) !== null) {
-      const end = m.index + m[0].length
-      if (end === buf.length) {
+    for (;;) {
+      const m = PIECE.exec(buf)! // the pieces tile a non-empty text: there is always one more
+      if (m.index + m[0].length === buf.length) {
         this.carry = m[0]
         this.carrySpace = ALL_SPACE.test(m[0])
         return
       }
       this.emit(m[0])
     }
-    this.carry = ''
-    this.carrySpace = true
   }
 
   /** The text is complete: its last chunk. */

@@ -4,7 +4,6 @@
  * @module
  */
 
-import { finished, type Readable } from 'node:stream'
 import type { LogSource } from './events.js'
 
 /** Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal */
@@ -61,40 +60,6 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     await it.return?.()
   }
   return { head, whole: done, source: again(), close }
-}
-
-/**
- * Everything an object-mode Readable has buffered, taken at once, one array per wake-up: a
- * reader that handles millions of small items pays one await per batch instead of one per item.
- * Errors of the stream are thrown; stopping early destroys it.
- * @internal
- */
-export async function* readBatches<T>(stream: Readable): AsyncGenerator<T[], void, undefined> {
-  let wake: () => void = () => {}
-  let ended: Error | null | undefined // undefined: running; null: ended; Error: failed
-  const onReadable = (): void => wake()
-  stream.on('readable', onReadable)
-  const cleanup = finished(stream, { writable: false }, (err) => {
-    ended = err ?? null
-    wake()
-  })
-  try {
-    for (;;) {
-      const batch: T[] = []
-      if (!stream.destroyed) {
-        let item: T | null
-        while ((item = stream.read() as T | null) !== null) batch.push(item)
-      }
-      if (batch.length > 0) yield batch
-      else if (ended instanceof Error) throw ended
-      else if (ended === null) return
-      else await new Promise<void>((resolve) => { wake = resolve })
-    }
-  } finally {
-    stream.off('readable', onReadable)
-    cleanup()
-    if (ended === undefined) stream.destroy()
-  }
 }
 
 /** One item at a time from batches. @internal */
