@@ -58,6 +58,8 @@ t.test('bad input: exit 1, the exact message naming the file or stdin and the pl
     [['replay', '-'], 'Hello <read_file>\n', `tagstream: <stdin>: line 1: not a log tagstream knows: ${EXPECTED}\n`],
     [['replay', '-'], '[{"role":"assistant"}]', 'tagstream: <stdin>: messages[0]: "content" is missing (a message is {"role", "content"})\n'],
     [['replay', '-'], '[{"content":"hi"}]', 'tagstream: <stdin>: messages[0]: "role" is missing (a message is {"role", "content"})\n'],
+    [['stats', empty], undefined, `tagstream: ${empty}: empty input\n`],
+    [['stats', '--format', 'cline', pkg], undefined, `tagstream: ${pkg}: line 1: a Cline history is a JSON array of messages, got an object\n`],
     [['replay', join(tmp, 'nope.json')], undefined, `tagstream: cannot read ${join(tmp, 'nope.json')}: no such file\n`],
   ]
   for (const [args, input, message] of cases) {
