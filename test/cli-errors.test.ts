@@ -69,7 +69,7 @@ t.test('bad input: exit 1, the exact message naming the file or stdin and the pl
   }
   // a cut history: its complete turn comes out before the error
   const r = await run(['replay', cut])
-  t.match(r.stderr, new RegExp(`^tagstream: ${cut.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')}: line 1: invalid JSON \\(`, 'u'))
+  t.equal(r.stderr, `tagstream: ${cut}: line 1: invalid JSON: the input ends inside the history, cut short? (Parser has expected a string value)\n`)
   t.equal(r.code, 1)
   t.match(r.stdout, /\{"op":"end","id":"turn-1"\}/, 'turn-1 came out whole')
 })

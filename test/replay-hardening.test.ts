@@ -161,6 +161,11 @@ t.test('Cline history cut short: its complete messages, and what the cut one had
     t.same(events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text).join(''), 'message 1message 2message 3the fourth is', 'and the words of the fourth that were read')
     t.match(error, { code: 'ERR_BAD_LOG', message: /^h\.json: line 1: invalid JSON/ })
   }
+  // in a long line, the error names the span of columns, the same however the input came
+  const long = JSON.stringify([{ role: 'assistant', content: 'w '.repeat(10_000) }, { role: 'user', content: 'x' }]).replace('"user"', 'user')
+  for (const pieces of [[long], [...inPieces(long, 1000)], [...inPieces(long, 3)]]) {
+    t.match((await read(readClineHistory, pieces)).error, { message: /^<input>: line 1, columns 16385-24576: invalid JSON \(/, details: { line: 1 } })
+  }
   // 50 complete messages and a cut one: all 50
   const many = JSON.stringify(Array.from({ length: 51 }, (_, i) => ({ role: 'assistant', content: `m${i}` })))
   const { events, error } = await read(readClineHistory, [many.slice(0, -10)])

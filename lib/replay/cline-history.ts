@@ -13,7 +13,10 @@ import { decodeText, flatten } from './source.js'
 /** Separates two text parts of one assistant message in the replayed text. */
 const PART_SEPARATOR = '\n\n'
 
-/** Text is fed to the tokenizer in pieces of at most this many characters, cut at line ends. */
+/**
+ * Text is fed to the tokenizer in pieces cut at line ends and every this many characters of a
+ * line: an error names its line and, in a long line, this span of columns.
+ */
 const PIECE = 8192
 
 /** stream-chain's end-of-input marker (a registered symbol), which the tokenizer also returns for "no tokens". */
@@ -511,13 +514,18 @@ export async function* clineHistoryBatches(source: LogSource, options: LogReadOp
   const reader = new HistoryReader(report)
   const tokenize = jsonParser({ packValues: false, streamValues: true })
   let line = 1
+  let column = 0 // characters of the line before the piece being read (a history is often one long line)
   let first = true
   const take = (piece: string | symbol): void => {
     let r: unknown
     try {
       r = (tokenize as (s: string | symbol) => unknown)(piece)
     } catch (err) {
-      throw report.error(`line ${line}`, `invalid JSON (${(err as Error).message})`, { line })
+      const why = (err as Error).message
+      if (piece === NONE) throw report.error(`line ${line}`, `invalid JSON: the input ends inside the history, cut short? (${why})`, { line })
+      // pieces are cut at fixed columns, so the place named does not depend on how the input came
+      const block = Math.floor(column / PIECE) * PIECE
+      throw report.error(block === 0 ? `line ${line}` : `line ${line}, columns ${block + 1}-${block + PIECE}`, `invalid JSON (${why})`, { line })
     }
     // the tokenizer gives many(tokens) or none, never one bare token
     if (r !== NONE) for (const t of (r as { values: Token[] }).values) reader.token(t)
@@ -527,7 +535,7 @@ export async function* clineHistoryBatches(source: LogSource, options: LogReadOp
     let from = 0
     while (from < s.length) {
       const nl = s.indexOf('\n', from)
-      const end = Math.min(nl < 0 ? s.length : nl + 1, from + PIECE)
+      const end = Math.min(nl < 0 ? s.length : nl + 1, from + PIECE - (column % PIECE))
       const out: ReplayEvent[] = []
       reader.out = out
       try {
@@ -536,7 +544,12 @@ export async function* clineHistoryBatches(source: LogSource, options: LogReadOp
         if (out.length > 0) yield out
         throw err
       }
-      if (end > from && s.charCodeAt(end - 1) === 10) line++
+      if (s.charCodeAt(end - 1) === 10) {
+        line++
+        column = 0
+      } else {
+        column += end - from
+      }
       from = end
       if (out.length > 0) yield out
     }
