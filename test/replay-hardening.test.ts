@@ -286,3 +286,21 @@ t.test('empty input, and a JSON document that is no log, say so', async (t) => {
   t.equal((await sniffLog([''])).empty, true)
   t.equal((await sniffLog(['[]'])).empty, false)
 })
+
+t.test('with the format given, a live source is not held up by the check for empty input', async (t) => {
+  let release!: () => void
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  const source = (async function* () {
+    yield ' \n'
+    yield '{"t":0,"text":"a"}\n'
+    await gate
+    yield '{"t":1,"text":"b"}\n'
+  })()
+  const it = readLog(source, { format: 'chunklog' })[Symbol.asyncIterator]()
+  t.same((await it.next()).value, { type: 'message', id: 'turn-1' }, 'the first event before the source goes on (this would hang if it waited for 4 KiB)')
+  t.same((await it.next()).value, { type: 'chunk', kind: 'text', text: 'a', t: 0 })
+  release()
+  const rest: ReplayEvent[] = []
+  for (let r = await it.next(); r.done !== true; r = await it.next()) rest.push(r.value)
+  t.same(rest.map((e) => e.type), ['chunk', 'end'])
+})

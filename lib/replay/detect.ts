@@ -145,7 +145,9 @@ export async function* readLogBatches(source: LogSource, options: ReadLogOptions
     throw new TagstreamError('ERR_INVALID_OPTION', `unknown log format ${JSON.stringify(format)} (${LOG_FORMATS.join(', ')})`, { option: 'format' })
   }
   const file = options.file ?? '<input>'
-  const p = await peek(source)
+  // with the format given, the first chunk is enough to tell an empty input: a live stream is
+  // not held up until 4 KiB have come
+  const p = await peek(source, format === undefined ? 4096 : 1)
   const input: LogSource = p.source
   const head = p.head.replace(/^\uFEFF/u, '').trimStart()
   if (p.whole && head === '') {

@@ -17,10 +17,14 @@ export async function* decodeText(source: LogSource): AsyncGenerator<string, voi
   if (rest.length > 0) yield rest
 }
 
+/** How far {@link peek} reads past `bytes` while it has seen only white space. */
+const BLANK_LIMIT = 65536
+
 /**
- * Reads the first `bytes` of a source (or all of it, if shorter) without losing them: returns
- * the head as text (`whole` when it is all there is) and a source that yields the whole input again, head included, or `close` to
- * release the source when it will not be read.
+ * Reads the first `bytes` of a source (or all of it, if shorter), and on while all it has seen
+ * is white space (up to 64 KiB), without losing them: returns the head as text (`whole` when it
+ * is all there is, so a blank `whole` head is an empty input) and a source that yields the whole
+ * input again, head included, or `close` to release the source when it will not be read.
  * @internal
  */
 export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
@@ -28,9 +32,12 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     ? (source as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]()
     : (source as Iterable<string | Uint8Array>)[Symbol.iterator]()) as AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array>
   const seen: (string | Uint8Array)[] = []
+  const decoder = new TextDecoder('utf-8')
+  let head = ''
+  let blank = true
   let size = 0
   let done = false
-  while (size < bytes) {
+  while (size < bytes || (blank && size < BLANK_LIMIT)) {
     const r = await it.next()
     if (r.done === true) {
       done = true
@@ -38,9 +45,10 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     }
     seen.push(r.value)
     size += typeof r.value === 'string' ? r.value.length : r.value.byteLength
+    const text = typeof r.value === 'string' ? r.value : decoder.decode(r.value, { stream: true })
+    head += text
+    if (blank) blank = /^[\s\uFEFF]*$/u.test(text)
   }
-  const decoder = new TextDecoder('utf-8')
-  const head = seen.map((c) => (typeof c === 'string' ? c : decoder.decode(c, { stream: true }))).join('')
   async function* again(): AsyncGenerator<string | Uint8Array, void, undefined> {
     try {
       yield* seen
