@@ -4,7 +4,10 @@
  * - `ERR_INVALID_CHUNK`: a chunk that is not a string, Buffer or Uint8Array;
  * - `ERR_INVALID_DIALECT`: a dialect with a bad name (repeated names are merged, not an error);
  * - `ERR_INVALID_OPTION`: an option with a bad value;
- * - `ERR_INVALID_DIFF`: a diff that does not apply to the block array;
+ * - `ERR_INVALID_DIFF`: a diff (or snapshot record) that is malformed or does not apply to the block
+ *   array: unknown op or path, an index that is not an integer in range, non-string text or value,
+ *   a malformed block, a param named `__proto__` (from `applyDiff`, `toJsonPatch`,
+ *   `BlockAccumulator` and the Presenter alike);
  * - `ERR_BAD_LOG`: a malformed line or event in a log being replayed;
  * - `ERR_USAGE`: bad command-line usage.
  */

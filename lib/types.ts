@@ -100,7 +100,10 @@ export type DiagnosticCode =
   | 'unclosed-param'
   | 'truncated-open-tag'
 
-/** Path of a string inside a block: `content`, `reasoning` or `params.<name>`. */
+/**
+ * Path of a string inside a block: `content` (text blocks), `reasoning` (reasoning blocks) or
+ * `params.<name>` (tool blocks; any name but `__proto__`).
+ */
 export type BlockPath = string
 
 /** `{op:'add'}`: a new block at `index`, which equals the current length. */

@@ -41,6 +41,7 @@ t.test('applying a chunked stream with the accumulator gives what applyDiff give
           // reading between appends must not lose the pieces collected so far
           if (readOften && d.op === 'append') { reads++; if (json(acc.blocks) !== json(blocks)) throw new Error(`mid-chunk mismatch on ${json(s)}`) }
         }
+        if (acc.json() !== json(blocks)) throw new Error(`json() differs on ${json(s)} ${json(cuts)}`)
         if (json(acc.blocks) !== json(blocks)) throw new Error(`mismatch on ${json(s)} ${json(cuts)}\n got ${json(acc.blocks)}\nwant ${json(blocks)}`)
         // before the end's completions, the blocks are the parse of the whole text
         if (g === groups.length - 2 && json(blocks) !== json(parseAssistantMessage(s, { ...opts, idGenerator: counter() }))) throw new Error('the stream is not the parse')
@@ -63,6 +64,7 @@ t.test('diffBlocks between unrelated parses applies the same way (replace, trunc
         acc.apply(d)
       }
       blocks = next
+      if (acc.json() !== json(next)) throw new Error(`json() differs: ${acc.json()} vs ${json(next)}`)
       if (json(acc.blocks) !== json(next)) throw new Error(`mismatch ${json(acc.blocks)} vs ${json(next)}`)
     }
   }), { numRuns: 500 })

@@ -2,7 +2,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import jsonpatch from 'fast-json-patch'
-import { applyDiff, diffBlocks, toJsonPatch, parseAssistantMessage, type Block, type BlockDiff } from '../lib/index.js'
+import { applyDiff, diffBlocks, toJsonPatch, parseAssistantMessage, BlockAccumulator, type Block, type BlockDiff } from '../lib/index.js'
 import { soup, counter } from './helpers/arb.js'
 
 const applyAll = (blocks: Block[], diffs: BlockDiff[]): Block[] => diffs.reduce(applyDiff, blocks)
@@ -18,10 +18,14 @@ const pair = fc.oneof(
   fc.tuple(soup, soup).map(([a, b]) => [parseAssistantMessage(a, { idGenerator: counter() }), parseAssistantMessage(b, { idGenerator: counter() })] as const),
 )
 
-t.test('applying diffBlocks(prev, next) to prev gives next', async (t) => {
+t.test('applying diffBlocks(prev, next) to prev gives next (applyDiff and BlockAccumulator)', async (t) => {
   fc.assert(fc.property(pair, ([prev, next]) => {
-    const got = applyAll(prev, diffBlocks(prev, next))
+    const diffs = diffBlocks(prev, next)
+    const got = applyAll(prev, diffs)
     if (JSON.stringify(got) !== JSON.stringify(next)) throw new Error(`mismatch ${JSON.stringify(got)} vs ${JSON.stringify(next)}`)
+    const acc = new BlockAccumulator(prev)
+    for (const d of diffs) acc.apply(d)
+    if (JSON.stringify(acc.blocks) !== JSON.stringify(next)) throw new Error(`accumulator mismatch ${JSON.stringify(acc.blocks)} vs ${JSON.stringify(next)}`)
   }), { numRuns: 2000 })
   t.pass('held on 2000 pairs')
 })

@@ -29,12 +29,14 @@ import { checkDiff, setParam } from './validate.js'
  * acc.apply({ op: 'add', index: 0, block: { type: 'text', content: 'Hi', partial: true } })
  * acc.apply({ op: 'append', index: 0, path: 'content', text: ' there' })
  * acc.apply({ op: 'complete', index: 0 })
- * JSON.stringify(acc.blocks) // '[{"type":"text","content":"Hi there","partial":false}]'
+ * acc.json() // '[{"type":"text","content":"Hi there","partial":false}]', as JSON.stringify(acc.blocks)
  * acc.reset() // the next message
  * ```
  */
 export class BlockAccumulator {
   private list: Block[] = []
+  /** JSON of each block as of the last `json()`; `undefined` where the block changed since. */
+  private cache: (string | undefined)[] = []
   /** The block whose field at `openPath` grows in `rope`; the block's own value lags behind. */
   private openBlock: Block | null = null
   private openPath = ''
@@ -56,6 +58,10 @@ export class BlockAccumulator {
    */
   apply(diff: BlockDiff): this {
     checkDiff(diff, this.list)
+    const cache = this.cache
+    if (diff.op === 'truncate') {
+      if (diff.length < cache.length) cache.length = diff.length
+    } else if (diff.index < cache.length) cache[diff.index] = undefined // an add is past the end: nothing cached
     if (diff.op === 'append') {
       const b = this.list[diff.index]!
       if (b !== this.openBlock || diff.path !== this.openPath) {
@@ -84,6 +90,19 @@ export class BlockAccumulator {
     return this.list.length
   }
 
+  /**
+   * `JSON.stringify(this.blocks)`, byte for byte, re-serializing only the blocks changed since the
+   * last call: printing the whole array after every chunk (`--snapshots`) costs a copy of the
+   * output per call, not a walk of every block. Keeps one JSON string per block until it changes.
+   */
+  json(): string {
+    this.sync()
+    const list = this.list
+    const cache = this.cache
+    for (let i = 0; i < list.length; i++) if (cache[i] === undefined) cache[i] = JSON.stringify(list[i])
+    return `[${cache.join(',')}]`
+  }
+
   /** A copy of the current blocks (new arrays and objects) that later diffs do not change. */
   snapshot(): Block[] {
     this.sync()
@@ -94,6 +113,7 @@ export class BlockAccumulator {
   reset(): void {
     this.detach()
     this.list = []
+    this.cache = []
   }
 
   /** Writes the rope's value to the open block. */

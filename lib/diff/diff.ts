@@ -4,6 +4,8 @@
  */
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { checkDiff, getParam, invalidDiff, setParam } from './validate.js'
+import type { BlockAccumulator } from './accumulator.js'
+import type { TagstreamError } from '../errors.js'
 
 /**
  * A string field that is known to have grown by appending since the previous snapshot, so the
@@ -115,8 +117,21 @@ export function fieldAt(block: Block, path: unknown): string | undefined {
 
 /**
  * Applies one diff and returns the updated array. The input array and its blocks are not
- * modified: changed blocks are copied, the others shared, so a UI can compare by reference.
- * Throws a {@link TagstreamError} with code `ERR_INVALID_DIFF` when the diff does not fit.
+ * modified: changed blocks are copied, the others shared, so a UI can compare by reference
+ * (a consumer that applies every diff of a long message should use {@link BlockAccumulator},
+ * which does not copy the array per diff).
+ *
+ * Diffs come from logs and sockets, so each is checked first, and throws a
+ * {@link TagstreamError} with code `ERR_INVALID_DIFF` naming it, having changed nothing, unless:
+ * `op` is one of the six; `index` is an integer naming an existing block (`add`: the current
+ * length; `truncate`'s `length`: 0 to the length); `path` is `content` on a text block,
+ * `reasoning` on a reasoning block, or `params.<name>` on a tool block with any name but
+ * `__proto__` (for `append`, an own param the block has); `text` and `value` are strings; an
+ * added or replacing block is well-formed (a plain object of type `text`, `reasoning` or
+ * `tool_use` with its string field and a boolean `partial`; a tool block with string `name` and
+ * `call_id`, boolean `isNativeToolCall`, optional boolean `truncated`, and a plain `params`
+ * object whose values are strings). Params are written as own properties only: no diff can
+ * reach a prototype.
  * @example
  * ```ts
  * import { applyDiff } from 'tagstream'

@@ -3,7 +3,7 @@
  * @module
  */
 import type { BlockDiff } from '../types.js'
-import { TagstreamError } from '../errors.js'
+import { checkDiff, invalidDiff } from './validate.js'
 
 /**
  * One RFC 6902 operation, as {@link toJsonPatch} produces them.
@@ -34,7 +34,9 @@ function pointer(index: number, path: string): string {
 /**
  * Converts a diff to JSON Patch operations on the block array. `append` has no JSON Patch
  * equivalent, so it needs the current value: pass the array the diff applies to.
- * Truncation becomes one `remove` per block, last first.
+ * Truncation becomes one `remove` per block, last first. The diff is checked first, against
+ * `blocks` when given: a diff that does not fit throws a {@link TagstreamError} with code
+ * `ERR_INVALID_DIFF` (see {@link applyDiff}).
  * @example
  * ```ts
  * import { toJsonPatch } from 'tagstream'
@@ -42,6 +44,8 @@ function pointer(index: number, path: string): string {
  * ```
  */
 export function toJsonPatch(diff: BlockDiff, blocks?: readonly unknown[]): JsonPatchOperation[] {
+  if (blocks !== undefined && !Array.isArray(blocks)) invalidDiff(diff, 'toJsonPatch: the block array must be an array')
+  checkDiff(diff, blocks)
   switch (diff.op) {
     case 'add':
       return [{ op: 'add', path: `/${diff.index}`, value: diff.block }]
@@ -52,19 +56,20 @@ export function toJsonPatch(diff: BlockDiff, blocks?: readonly unknown[]): JsonP
     case 'set':
       return [{ op: 'add', path: pointer(diff.index, diff.path), value: diff.value }]
     case 'truncate': {
+      if (blocks === undefined) return invalidDiff(diff, 'toJsonPatch needs the current block array for a truncate')
+      // checked: 0 <= length <= blocks.length, so at most one operation per existing block
       const ops: JsonPatchOperation[] = []
-      const len = blocks?.length
-      if (len === undefined) throw new TagstreamError('ERR_INVALID_DIFF', 'toJsonPatch: a truncate diff needs the current block array')
-      for (let i = len - 1; i >= diff.length; i--) ops.push({ op: 'remove', path: `/${i}` })
+      for (let i = blocks.length - 1; i >= diff.length; i--) ops.push({ op: 'remove', path: `/${i}` })
       return ops
     }
     case 'append': {
-      const block = blocks?.[diff.index] as Record<string, unknown> | undefined
-      if (block === undefined) throw new TagstreamError('ERR_INVALID_DIFF', `toJsonPatch: no block ${diff.index} for an append diff (pass the current block array)`)
+      if (blocks === undefined) return invalidDiff(diff, 'toJsonPatch needs the current block array for an append')
+      // checked: the block has a string at the path, a param as an own property
+      const block = blocks[diff.index] as Record<string, unknown>
       const current = diff.path.startsWith('params.')
-        ? (block['params'] as Record<string, string>)[diff.path.slice(7)]
+        ? (block['params'] as Record<string, string>)[diff.path.slice(7)]!
         : (block[diff.path] as string)
-      return [{ op: 'replace', path: pointer(diff.index, diff.path), value: String(current) + diff.text }]
+      return [{ op: 'replace', path: pointer(diff.index, diff.path), value: current + diff.text }]
     }
   }
 }

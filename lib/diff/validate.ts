@@ -63,8 +63,15 @@ function paramNameOk(name: string): boolean {
   return name !== '__proto__'
 }
 
+/** An object literal or a JSON.parse result (or `Object.create(null)`): no inherited fields, no getters from a class. */
+function plain(o: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(o)
+  return proto === objectProto || proto === null
+}
+
 function blockProblem(b: unknown): string | undefined {
-  if (b === null || typeof b !== 'object' || Array.isArray(b)) return 'the block must be an object'
+  if (b === null || typeof b !== 'object') return 'the block must be an object'
+  if (!plain(b)) return 'the block must be a plain object'
   const x = b as Record<string, unknown>
   if (typeof x['partial'] !== 'boolean') return 'the block needs a boolean partial'
   switch (x['type']) {
@@ -79,8 +86,7 @@ function blockProblem(b: unknown): string | undefined {
       if (x['truncated'] !== undefined && typeof x['truncated'] !== 'boolean') return 'truncated must be a boolean'
       const p = x['params']
       if (p === null || typeof p !== 'object') return 'a tool_use block needs a params object'
-      const proto: unknown = Object.getPrototypeOf(p)
-      if (proto !== objectProto && proto !== null) return 'params must be a plain object'
+      if (!plain(p)) return 'params must be a plain object'
       for (const k of Object.keys(p)) {
         if (!paramNameOk(k)) return `a param may not be named ${describeValue(k, 0)}`
         if (typeof (p as Record<string, unknown>)[k] !== 'string') return `param ${describeValue(k, 0)} must be a string`

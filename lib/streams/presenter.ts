@@ -11,6 +11,7 @@ import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks, fieldAt } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
 import { applyInPlace, copyBlock } from '../present/snapshot.js'
+import { checkDiff, checkSnapshot, setParam } from '../diff/validate.js'
 import { Rope } from '../parse/rope.js'
 
 /**
@@ -512,8 +513,9 @@ export class Presenter extends Writable {
       if (this.stopped !== null && !this.marked) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
+        checkSnapshot(r)
         this.sync()
-        for (const d of diffBlocks(this.snap, r as Block[])) this.take(d)
+        for (const d of diffBlocks(this.snap, r)) this.take(d)
         continue
       }
       if (r === null || typeof r !== 'object') {
@@ -562,6 +564,10 @@ export class Presenter extends Writable {
         return
       }
     }
+    // records come from logs and sockets: nothing unchecked reaches the snapshot (the fast path
+    // above is its own check: a number index at the end, a string text, a path that names an
+    // own string field of the block, and blocks never hold a param named __proto__)
+    checkDiff(d, this.snap)
     this.detach()
     switch (d.op) {
       case 'truncate':
@@ -613,7 +619,7 @@ export class Presenter extends Writable {
     const b = this.openBlock!
     if (b.type === 'text') b.content = this.open.value
     else if (b.type === 'reasoning') b.reasoning = this.open.value
-    else b.params[this.openKey] = this.open.value
+    else setParam(b.params, this.openKey, this.open.value)
   }
 
   /** Before a change that may touch the open field by another way than an append. */
