@@ -18,8 +18,9 @@
 //    named, before being held whole: its peak RSS and time to the error;
 //  - issue 12 (linear snapshots): one turn of 100k and 400k blocks replayed plain and with
 //    --final: targets --final within 2x of plain replay at 100k blocks, and 4x the blocks costing
-//    about 4x the time (<= 6x). --snapshots applies the diffs the same way; its output is the
-//    whole array after every chunk (blocks x chunks bytes: tens of GB here), so it is not timed.
+//    about 4x the time (<= 6x). --snapshots prints the whole array after every chunk (blocks x
+//    chunks bytes, so 16x the output for 4x the blocks): timed at 1k and 4k blocks, where its
+//    output rate (MB/s) must not fall with the blocks (the work besides the output is linear).
 // Temp files are deleted at the end.
 //
 // Run: npm run build && node --expose-gc bench/replay.bench.mjs [--size MB] [--only throughput,memory,final,stats]
@@ -217,6 +218,19 @@ if (only.has('final')) {
   const vsPlain = time.final100000 / time.plain100000
   const scale = time.final400000 / time.final100000
   console.log(`--final / plain replay at 100k blocks: ×${fmt(vsPlain, 2)} (target <= 2); --final 400k / 100k blocks: ×${fmt(scale, 2)} (4x the blocks; target <= 6)\n`)
+  // --snapshots: the output is the whole array per chunk (blocks x chunks bytes), so 4x the blocks
+  // is ~16x the output; the work besides it is linear, so the output rate stays the same
+  const rate = {}
+  for (const n of [1_000, 4_000]) {
+    const f = join(dir, `snap${n}.jsonl`)
+    writeManyBlocks(f, n)
+    const r = await runCli(['replay', f, '--speed', '0', '--snapshots'])
+    rate[n] = r.bytes / 1e6 / (r.ms / 1000)
+    rows.push([`CLI replay --snapshots, one turn of ${n / 1000}k blocks`, `${fmt(rate[n])} MB/s out`, `${fmt(r.ms / 1000, 2)} s, ${fmt(r.bytes / 1e6, 0)} MB out`, `${fmt(r.rssMB, 0)} MB`])
+    rmSync(f)
+  }
+  console.log(`--snapshots output rate, 4k / 1k blocks: ×${fmt(rate[4000] / rate[1000], 2)} (the work per byte of output does not grow with the blocks: target >= 0.5)\n`)
+  if (!(rate[4000] / rate[1000] >= 0.5)) failures.push(`--snapshots output rate falls ×${fmt(rate[1000] / rate[4000], 2)} for 4x the blocks`)
   if (!(vsPlain <= 2)) failures.push(`--final is ×${fmt(vsPlain, 2)} plain replay`)
   if (!(scale <= 6)) failures.push(`--final grows ×${fmt(scale, 2)} for 4x the blocks`)
 }

@@ -31,8 +31,9 @@ export class FinalTurns {
 
 /**
  * `replay --snapshots`: the markers as they come, and between them the turn's whole block array
- * after each chunk that changed it (what `parse --snapshots` prints, framed per turn). Printing
- * the array is the output itself (blocks × chunks); applying the diffs costs only their size.
+ * after each chunk that changed it (what `parse --snapshots` prints, framed per turn). The output
+ * is inherently blocks × chunks; the work besides it is linear: diffs applied in place, and only
+ * the blocks changed since the last snapshot serialized again (the others' JSON is reused).
  */
 export class SnapshotTurns {
   private readonly blocks = new BlockAccumulator()
@@ -56,6 +57,6 @@ export class SnapshotTurns {
   flush(): void {
     if (!this.changed) return
     this.changed = false
-    this.line(JSON.stringify(this.blocks.blocks))
+    this.line(this.blocks.json())
   }
 }

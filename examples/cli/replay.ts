@@ -109,9 +109,11 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
       for (const e of batch) {
         for (const r of differ.push(e)) emit(r)
         afterChunk?.()
+        // after each event, not each batch: one event's output can be large (a snapshot of
+        // many blocks), so a batch's output is written and waited for as it grows
+        const wait = out.settle()
+        if (wait !== undefined) await wait
       }
-      const wait = out.settle()
-      if (wait !== undefined) await wait
     }
     for (const r of differ.end()) emit(r)
     afterChunk?.()
