@@ -158,7 +158,7 @@ t.test('Cline history cut short: its complete messages, and what the cut one had
   for (const pieces of [[cut], [...inPieces(cut, 7)]]) {
     const { events, error } = await read(readClineHistory, pieces, { file: 'h.json' })
     t.same(events.filter((e) => e.type === 'end').map((e) => e.id), ['turn-1', 'turn-2', 'turn-3'], '3 complete turns')
-    t.same(events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text).join(''), 'message 1message 2message 3the fourth is', 'and the words of the fourth that were read')
+    t.same(events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text).join(''), 'message 1message 2message 3the fourth is cut', 'and the words of the fourth that were read')
     t.match(error, { code: 'ERR_BAD_LOG', message: /^h\.json: line 1: invalid JSON/ })
   }
   // in a long line, the error names the span of columns, the same however the input came

@@ -262,6 +262,14 @@ class HistoryReader {
     }), t)
   }
 
+  /** The text part being read, if any: what it has read is handed on when the input is cut. */
+  reading: Turn | null = null
+
+  /** The input is cut or broken: the words of the part being read come out, then the error. */
+  cut(): void {
+    this.reading?.end()
+  }
+
   /** The next turn's id. */
   nextTurn(): string {
     return `turn-${++this.turn}`
@@ -275,10 +283,11 @@ class Turn {
   private splitter: ChunkSplitter | null = null
   private kind: 'text' | 'reasoning' = 'text'
 
-  constructor(private readonly emit: (e: ReplayEvent) => void) {}
+  constructor(private readonly reader: HistoryReader, private readonly emit: (e: ReplayEvent) => void) {}
 
   /** A text or thinking part begins. */
   begin(kind: 'text' | 'reasoning'): void {
+    this.reader.reading = this
     this.kind = kind
     this.splitter = new ChunkSplitter((text) => {
       this.emit({ type: 'chunk', kind: this.kind, text, t: this.t })
@@ -297,6 +306,7 @@ class Turn {
   end(): void {
     this.splitter!.end()
     this.splitter = null
+    this.reader.reading = null
   }
 
   /** A whole part at once (one that had to wait for its type). */
@@ -322,7 +332,7 @@ class MessageFrame extends ObjectFrame {
 
   constructor(private readonly reader: HistoryReader, private readonly index: number, private readonly where: string) {
     super()
-    this.turn = new Turn((e) => this.emit(e))
+    this.turn = new Turn(reader, (e) => this.emit(e))
   }
 
   private get report(): Reporter {
@@ -521,6 +531,7 @@ export async function* clineHistoryBatches(source: LogSource, options: LogReadOp
     try {
       r = (tokenize as (s: string | symbol) => unknown)(piece)
     } catch (err) {
+      reader.cut()
       const why = (err as Error).message
       if (piece === NONE) throw report.error(`line ${line}`, `invalid JSON: the input ends inside the history, cut short? (${why})`, { line })
       // pieces are cut at fixed columns, so the place named does not depend on how the input came
