@@ -96,6 +96,22 @@ t.test('replay -: a chunk log on stdin is replayed as it arrives', async (t) => 
   t.equal(await exited(child), 0)
 })
 
+t.test('replay - with no --format: an SSE stream is detected from its first event and replayed as it arrives', async (t) => {
+  // what `curl -sN … | tagstream replay -` gets: a few short events, far under 4 KiB, then a pause
+  const sse = readFileSync('examples/logs/openai_chat.sse', 'utf8').split('\n\n').filter((e) => e.trim() !== '')
+  const child = spawnCli(['replay', '-'])
+  const lines = new Lines(child)
+  child.stdin.write(sse.slice(0, 3).join('\n\n') + '\n\n')
+  const first = await lines.until(/"op":"message"/)
+  t.match(first, /"id":"turn-1"/, 'the format is told and the turn begins while stdin is open')
+  if (first === undefined) return void child.kill()
+  t.ok(await lines.until(/"op":"add"/), 'and its first block')
+  t.notOk(lines.ended)
+  child.stdin.end(sse.slice(3).join('\n\n') + '\n\n')
+  t.ok(await lines.until(/"op":"end"/), 'the turn ends with the input')
+  t.equal(await exited(child), 0)
+})
+
 t.test('record: stdin reaches stdout as it arrives', async (t) => {
   const dir = t.testdir()
   const child = spawnCli(['record', '-o', `${dir}/rec.jsonl`])

@@ -45,10 +45,10 @@ export function readParserFlags(p: Parsed): ParserFlags {
     if (name === 'reasoningTags') {
       flags.options.reasoningTags = value === undefined ? ['thinking', 'think'] : value.split(',').map((s) => s.trim()).filter((s) => s !== '')
     } else if ((BOOLEAN_OPTIONS as readonly string[]).includes(name)) {
-      if (value !== undefined && value !== 'true' && value !== 'false') throw new UsageError(`--option ${name} takes true or false, got ${JSON.stringify(value)}`)
+      if (value !== undefined && value !== 'true' && value !== 'false') throw new UsageError(`--option ${name} takes true or false, got ${JSON.stringify(value)}`, p.command)
       flags.options[name] = value !== 'false'
     } else {
-      throw new UsageError(`unknown --option ${JSON.stringify(name)} (${[...BOOLEAN_OPTIONS, 'reasoningTags'].join(', ')})`)
+      throw new UsageError(`unknown --option ${JSON.stringify(name)} (${[...BOOLEAN_OPTIONS, 'reasoningTags'].join(', ')})`, p.command)
     }
   }
   const dialect = str(p, 'dialect')

@@ -57,6 +57,16 @@ function isJsonDocument(s: string): boolean {
   }
 }
 
+/**
+ * Whether `head` already tells its format for good: reading on could not change
+ * {@link detectLogFormat}'s answer (a `{` line must be complete to tell a chunk log from a JSON
+ * document).
+ */
+function decisive(head: string): boolean {
+  const f = detectLogFormat(head)
+  return f !== undefined && (f !== 'chunklog' || head.includes('\n'))
+}
+
 /** The formats, said to someone whose input is none of them. */
 const EXPECTED = 'expected a chunk log (JSONL lines {"t", "text"}), a Cline history (a JSON array of messages), or an OpenAI or Anthropic SSE capture; --format picks one (chunklog, cline, openai, anthropic)'
 
@@ -92,7 +102,7 @@ export interface SniffedLog {
  * ```
  */
 export async function sniffLog(source: LogSource): Promise<SniffedLog> {
-  const p = await peek(source)
+  const p = await peek(source, 4096, decisive)
   return { format: detectLogFormat(p.head), empty: p.whole && p.head.replace(/^\uFEFF/u, '').trim() === '', source: p.source, close: p.close }
 }
 
@@ -147,7 +157,7 @@ export async function* readLogBatches(source: LogSource, options: ReadLogOptions
   const file = options.file ?? '<input>'
   // with the format given, the first chunk is enough to tell an empty input: a live stream is
   // not held up until 4 KiB have come
-  const p = await peek(source, format === undefined ? 4096 : 1)
+  const p = await peek(source, format === undefined ? 4096 : 1, decisive)
   const input: LogSource = p.source
   const head = p.head.replace(/^\uFEFF/u, '').trimStart()
   if (p.whole && head === '') {

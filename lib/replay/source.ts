@@ -27,7 +27,7 @@ const BLANK_LIMIT = 65536
  * input again, head included, or `close` to release the source when it will not be read.
  * @internal
  */
-export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+export async function peek(source: LogSource, bytes = 4096, decided?: (head: string) => boolean): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
   const it = (Symbol.asyncIterator in source
     ? (source as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]()
     : (source as Iterable<string | Uint8Array>)[Symbol.iterator]()) as AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array>
@@ -48,6 +48,8 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     const text = typeof r.value === 'string' ? r.value : decoder.decode(r.value, { stream: true })
     head += text
     if (blank) blank = /^[\s\uFEFF]*$/u.test(text)
+    // a live stream is not held up once its first bytes tell what it is
+    if (!blank && decided?.(head) === true) break
   }
   async function* again(): AsyncGenerator<string | Uint8Array, void, undefined> {
     try {
