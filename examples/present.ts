@@ -96,7 +96,10 @@ class LineReader {
     this.deliver()
   }
 
-  constructor(private readonly input: NodeJS.ReadableStream) {}
+  constructor(private readonly input: NodeJS.ReadableStream) {
+    // listened to for good: an 'end' that comes while no question waits must not be missed
+    input.once('end', this.onEnd)
+  }
 
   /** The next line, or `null` once the stream has ended. */
   next(): Promise<string | null> {
@@ -105,7 +108,6 @@ class LineReader {
     return new Promise((resolve) => {
       this.waiter = resolve
       this.input.on('data', this.onData)
-      this.input.on('end', this.onEnd)
       this.input.resume()
     })
   }
@@ -116,7 +118,6 @@ class LineReader {
     this.waiter = null
     // stop reading between questions: a terminal left flowing would keep the process alive
     this.input.off('data', this.onData)
-    this.input.off('end', this.onEnd)
     this.input.pause()
     w(this.lines.shift() ?? null)
   }
