@@ -331,10 +331,9 @@ export class Presenter extends Writable {
   private openKey = ''
   /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
   private openStale = false
-  private shownCommits = -1
-  private shownResets = -1
+  private shownHeadKind = -1
+  private shownHeadVersion = -1
   private shownTail = ''
-  private shownLead = false
   private shownText = ''
   private lastUpdateAt = 0
   private readonly cleaner = new TextCleaner()
@@ -631,7 +630,7 @@ export class Presenter extends Writable {
   private resetShown(): void {
     this.dirty = true
     this.shownAny = false
-    this.shownCommits = -1
+    this.shownHeadKind = -1
     this.shownTail = ''
     this.shownText = ''
     this.lastUpdateAt = 0
@@ -696,11 +695,10 @@ export class Presenter extends Writable {
       if (!this.dirty) return undefined
       const c = this.cleaner
       content = c.display()
-      const same = c.resets === this.shownResets
-        // the same prefix: compare only what the tail adds
-        ? c.commits === this.shownCommits && c.tailPart === this.shownTail && c.trimmedLead === this.shownLead
-        // started over (a rare non-append change): compare the whole text once
-        : this.shownAny && content === this.shownText
+      // the same head and tail: the same text, without comparing it; otherwise only texts of the
+      // same length need a look
+      const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
+        || content.length === this.shownText.length && content === this.shownText)
       if (same) {
         this.dirty = false
         return undefined
@@ -716,10 +714,9 @@ export class Presenter extends Writable {
     this.shownAny = true
     if (b.type === 'text' && b.partial && this.cleanText) {
       const c = this.cleaner
-      this.shownCommits = c.commits
-      this.shownResets = c.resets
+      this.shownHeadKind = c.headKind
+      this.shownHeadVersion = c.headVersion
       this.shownTail = c.tailPart
-      this.shownLead = c.trimmedLead
       this.shownText = content
     }
     if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
