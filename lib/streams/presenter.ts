@@ -4,7 +4,7 @@
  * person's approval holds back the whole pipeline.
  * @module
  */
-import { Writable } from 'node:stream'
+import { Writable, type Readable } from 'node:stream'
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
@@ -12,6 +12,7 @@ import { diffBlocks, fieldAt } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
 import { applyInPlace, copyBlock } from '../present/snapshot.js'
 import { Rope } from '../parse/rope.js'
+import { BlockParser } from './block-parser.js'
 
 /**
  * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
@@ -184,10 +185,12 @@ export interface PresenterOptions {
  * on purpose. Tell it from a user's abort with `instanceof InterruptError`.
  *
  * `await pipeline(source, parser, presenter)` therefore:
- * - resolves when the input ended with no interrupt, or when the interrupt came after the input
- *   had already all arrived (nothing was left to stop);
+ * - resolves when the input ended with no interrupt, or when the input had all been parsed when
+ *   the interrupt came (nothing was left to stop: the presenter reads on to the end, recording
+ *   `skipped` results, and finishes);
  * - rejects with an `InterruptError` when an interrupt cut the input short. The presentation
- *   itself succeeded: `ready` has fired and `presenter.results` is final.
+ *   itself succeeded: `ready` has fired and `presenter.results` is final (every call parsed
+ *   before the interrupt has its result).
  * @example
  * ```ts
  * try {
@@ -261,12 +264,19 @@ type Maybe = Promise<void> | undefined
  * - `tool` ({@link ToolUseBlock}): a complete tool block is about to be executed;
  * - `result` ({@link ToolResult}): a result was recorded (any status);
  * - `interrupt` ({@link InterruptInfo}): case 3 or 4 of SPEC 7 happened; emitted as soon as the
- *   tool's result is recorded, whatever follows. The tools the presenter had already received
- *   get `skipped` results; the rest of the input is never read (there is no way to know what it
- *   held without draining the model's stream, which is what the interrupt avoids);
+ *   tool's result is recorded, whatever follows. Every later tool call that was already parsed
+ *   gets a `skipped` result, whatever the streams buffered: the presenter stops the
+ *   {@link BlockParser} piped into it ({@link BlockParser.stopParsing}: nothing more is parsed,
+ *   so the source is held back) and reads, without presenting them, the diffs produced before
+ *   the interrupt (those in its own buffer and in the parser's readable side), recording a
+ *   `skipped` result for each tool block in them, partial ones included. Which calls get a
+ *   result therefore depends on the message and on where its chunks were cut, not on
+ *   `highWaterMark`s. The rest of the input is never read. (With another stream between the
+ *   parser and the presenter, only the presenter's own buffer is read: that stream cannot be
+ *   stopped.)
  * - `ready` (`ToolResult[]`): every block is handled and the results are final: once the input
- *   ended, or right after an `interrupt`. Comes before `finish` (or before the teardown, see
- *   {@link InterruptError}).
+ *   ended, or after an `interrupt` once those diffs were read. Comes before `finish` (or before
+ *   the teardown, see {@link InterruptError}).
  *
  * Records besides diffs: `{op:'diagnostic'}` is ignored; a `Block[]` snapshot (a parser with
  * `emit: 'snapshots'`) is diffed against the current one. `{op:'message'}` and `{op:'end'}`
@@ -344,6 +354,14 @@ export class Presenter extends Writable {
   private readyEmitted = false
   private running: { block: ToolUseBlock; controller: AbortController } | null = null
   private timer: NodeJS.Timeout | undefined
+  /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
+  private upstream: Readable | null = null
+  /** After an interrupt: the diffs produced before it are still read, for their `skipped` results. */
+  private draining = false
+  /** How many records of the drain are still to come (`Infinity`: until the end of input). */
+  private drainLeft = 0
+  /** Records of the task in flight (Writable counts them in `writableLength` until its callback). */
+  private inflight = 0
   private busy = false
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
 
@@ -380,6 +398,8 @@ export class Presenter extends Writable {
       // handled now, so a checkpoint that fails before any tool needs it is not an unhandled rejection
       this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
     }
+    this.on('pipe', (src: Readable) => { this.upstream = src })
+    this.on('unpipe', (src: Readable) => { if (this.upstream === src) this.upstream = null })
     this.signal = options.signal
     if (this.signal !== undefined) {
       const signal = this.signal
@@ -462,16 +482,17 @@ export class Presenter extends Writable {
     let p: Maybe
     try {
       // no closure per write: this runs once per diff
+      this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
       if (kind === WRITE) {
-        const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
-        if (op === 'ignored') p = undefined // input after an interrupt is not read
+        const op = this.stopped !== null && !this.marked ? 'stopped' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
+        if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
           p = this.advance()
         } else {
           p = this.ingest([arg], 0)
         }
-      } else if (kind === WRITEV) p = this.ingest(arg as unknown[], 0)
+      } else if (kind === WRITEV) p = this.stopped !== null && !this.marked ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
       else if (kind === END) p = this.endInput()
       else p = this.advance()
     } catch (err) {
@@ -508,7 +529,7 @@ export class Presenter extends Writable {
 
   private ingest(records: readonly unknown[], from: number): Maybe {
     for (let i = from; i < records.length; i++) {
-      if (this.stopped !== null && !this.marked) return undefined // input after an interrupt is not read
+      if (this.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
         this.sync()
@@ -521,6 +542,12 @@ export class Presenter extends Writable {
       const op = (r as { op?: unknown }).op
       if (op === 'diagnostic') continue
       if (op === 'message' || op === 'end') {
+        if (this.draining) {
+          // the stopped message ended: what follows is not read (a replay of several messages
+          // with no marker before the first one)
+          this.finishDrain(true)
+          return undefined
+        }
         const p = this.endMessage()
         if (p !== undefined) {
           return p.then(() => {
@@ -806,9 +833,47 @@ export class Presenter extends Writable {
     this.skipRest()
     this.emit('interrupt', info)
     if (this.marked) return // a replay of several messages: read on to the next one
+    // The diffs already produced upstream are still read (not presented), so that every tool
+    // call in them gets its `skipped` result whatever the streams buffered; the parser stops
+    // parsing, so nothing new is produced. Those diffs are in this stream's own buffer and in the
+    // parser's readable side: a known number of records, which `pipe` delivers in order.
+    const up = this.upstream
+    if (up instanceof BlockParser) up.stopParsing()
+    this.draining = true
+    this.drainLeft = this.writableEnded
+      ? Infinity // the end is already on its way: read up to it
+      : this.writableLength - this.inflight + (up instanceof BlockParser ? up.readableLength : 0)
+    this.endDrainIfDone()
+  }
+
+  /** Records that arrive after an interrupt: applied to the snapshot only, up to the drain's end. */
+  private drain(records: readonly unknown[]): Maybe {
+    if (!this.draining) return undefined // the drain is over: the rest of the input is not read
+    const p = this.ingest(records, 0)
+    this.drainLeft -= records.length
+    this.endDrainIfDone()
+    return p
+  }
+
+  private endDrainIfDone(): void {
+    if (!this.draining || this.drainLeft > 0) return
+    const up = this.upstream
+    if (up instanceof BlockParser && up.writableEnded && up.writableLength === 0 && !up.destroyed) {
+      // the parser had all its input: only its end is to come (and the `complete` diffs of its
+      // flush), so the input is not cut short; wait for it rather than tear the pipeline down
+      this.drainLeft = Infinity
+      return
+    }
+    this.finishDrain(true)
+  }
+
+  /** The drained records are all in: `skipped` results for the tools in them, then `ready`. */
+  private finishDrain(tearDown: boolean): void {
+    this.draining = false
+    this.skipRest()
     this.emitReady()
     // nothing left to stop if the input already ended: then the stream finishes normally
-    if (!this.writableEnded) this.tearDown = true
+    if (tearDown && !this.writableEnded) this.tearDown = true
   }
 
   /** `skipped` results for the tools of the stopped message received so far. */
@@ -848,7 +913,8 @@ export class Presenter extends Writable {
     this.sync()
     if (this.destroyed) return undefined
     if (this.stopped !== null) {
-      if (this.marked) this.skipRest()
+      if (this.draining) this.finishDrain(false)
+      else if (this.marked) this.skipRest()
       return undefined
     }
     const b = this.snap[this.index]
