@@ -85,6 +85,16 @@ export interface ToolResult {
   content: string
   /** See {@link ToolStatus}. */
   status: ToolStatus
+  /**
+   * `true` on the real outcome of a tool that was running when the presentation was aborted
+   * (the `signal` option, or `destroy()`) and settled afterwards. At the abort the tool's result
+   * is an `error` saying so; when the executor settles, that entry of `results` is replaced by
+   * what it returned or threw (its real status and content, with `afterAbort: true`) and a
+   * `result` event reports it, after `close` if need be: the tool's side effects happened even
+   * though the model's turn was cut short, and the next turn should say so. A tool that never
+   * settles keeps the `error` result.
+   */
+  afterAbort?: true
 }
 
 /**
@@ -160,7 +170,9 @@ export interface PresenterOptions {
   checkpoint?: PromiseLike<unknown>
   /**
    * Aborts the presentation: the running tool's signal is aborted (and the tool gets an `error`
-   * result), and the presenter is destroyed with an `AbortError`; `results` keep what was done.
+   * result, replaced by its real outcome marked `afterAbort` if it settles later: see
+   * {@link ToolResult.afterAbort}), and the presenter is destroyed with an `AbortError`;
+   * `results` keep what was done.
    */
   signal?: AbortSignal
   /** Clean text blocks for display with {@link cleanDisplayText} (default `true`). */
@@ -352,7 +364,8 @@ export class Presenter extends Writable {
   private interruptInfo: InterruptInfo | null = null
   private tearDown = false
   private readyEmitted = false
-  private running: { block: ToolUseBlock; controller: AbortController } | null = null
+  /** The tool in flight; `slot` is the index of its placeholder result once an abort recorded one. */
+  private running: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
   private timer: NodeJS.Timeout | undefined
   /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
   private upstream: Readable | null = null
@@ -461,6 +474,7 @@ export class Presenter extends Writable {
     if (running !== null) {
       this.running = null
       const reason = this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined))
+      running.slot = this.done.length
       this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
       running.controller.abort(reason)
     }
@@ -792,7 +806,7 @@ export class Presenter extends Writable {
     }
     this.emit('tool', b)
     const controller = new AbortController()
-    const running = { block: b, controller }
+    const running = { block: b, controller, slot: -1 }
     this.running = running
     let status: ToolStatus
     let content: string
@@ -812,7 +826,16 @@ export class Presenter extends Writable {
       status = 'error'
       content = errorMessage(err)
     }
-    if (this.running !== running) return // destroyed meanwhile: _destroy recorded the result
+    if (this.running !== running) {
+      // destroyed meanwhile: _destroy recorded an `error`; the tool did run, so its real outcome
+      // takes that place, marked, for the next turn to know about its side effects
+      if (running.slot >= 0) {
+        const r: ToolResult = { call_id: b.call_id, name: b.name, content, status, afterAbort: true }
+        this.done[running.slot] = r
+        this.emit('result', r)
+      }
+      return
+    }
     this.running = null
     this.record(b, status, content)
     this.moveOn()
