@@ -285,8 +285,38 @@ export class TextCleaner {
     this.append(content)
   }
 
+  /**
+   * No pass keeps back a `<`: the opening passes keep nothing, the closing ones at most one
+   * white-space character each (the last characters of the text, if white space: the last in
+   * `</thinking>`'s pass, the one before in `</think>`'s, the one before that in
+   * `</function_calls>`'s).
+   */
+  private plainHolds(): boolean {
+    const p = this.passes
+    return p[0]!.hold.length === 0 && p[2]!.hold.length === 0 && p[4]!.hold.length === 0
+      && (p[1]!.hold.length === 0 || (p[1]!.hold.length === 1 && p[1]!.hold !== '<'))
+      && (p[3]!.hold.length === 0 || (p[3]!.hold.length === 1 && p[3]!.hold !== '<'))
+      && (p[5]!.hold.length === 0 || (p[5]!.hold.length === 1 && p[5]!.hold !== '<'))
+  }
+
   /** The block grew by `text`. */
   append(text: string): void {
+    if (text.length === 0) return
+    const p = this.passes
+    if (text.indexOf('<') < 0 && this.plainHolds()) {
+      // the common case, prose: no pass can match, so the passes only keep back the trailing
+      // white space as described above; doing just that is several times cheaper
+      const held = p[5]!.hold + p[3]!.hold + p[1]!.hold
+      const all = held.length > 0 ? held + text : text
+      const n = all.length
+      let k = 0
+      while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
+      p[1]!.hold = k >= 1 ? all[n - 1]! : ''
+      p[3]!.hold = k >= 2 ? all[n - 2]! : ''
+      p[5]!.hold = k >= 3 ? all[n - 3]! : ''
+      if (n > k) this.commit(k === 0 ? all : all.slice(0, n - k))
+      return
+    }
     let x = text
     for (const p of this.passes) {
       if (x.length === 0) return // nothing new reaches the later passes
@@ -338,7 +368,9 @@ export class TextCleaner {
   /** Same as `cleanDisplayText(content, true)` for the content so far. */
   display(): string {
     let f = ''
-    for (const p of this.passes) if (p.hold.length > 0 || f.length > 0) f = p.flush(f)
+    const ps = this.passes
+    if (this.plainHolds()) f = ps[5]!.hold + ps[3]!.hold + ps[1]!.hold // nothing to match: flushing gives them back
+    else for (const p of ps) if (p.hold.length > 0 || f.length > 0) f = p.flush(f)
     // is the text after the last `<` of S + f a partial tag?
     let fLt = -1
     let cut = false
