@@ -227,3 +227,26 @@ t.test('a text block that cleans to nothing is never shown (the original says ""
   await pipeline(Readable.from(['<thinking>', '</thinking>', ' then words']), createBlockParser(), presenter)
   t.same(said.at(-1), { type: 'text', content: cleanDisplayText('<thinking></thinking> then words', false), partial: false }, 'a block that later has text is shown as usual')
 })
+
+t.test('the parser unpiped in the middle of the drain: the drain ends with what the presenter holds, no hang', async (t) => {
+  for (const delay of ['sync', 'tick', 'immediate'] as const) {
+    const parser = createBlockParser({ highWaterMark: 1 })
+    const presenter = createPresenter({ highWaterMark: 1, executeTool: async () => { await sleep(5); return 'ok' } })
+    presenter.on('interrupt', () => {
+      const go = () => parser.unpipe(presenter)
+      if (delay === 'sync') go() // before the drain starts: only the presenter's own buffer counts
+      else if (delay === 'tick') process.nextTick(go)
+      else setImmediate(go)
+    })
+    const src = source([READ + LIST + SEARCH + LIST], true)
+    const done = pipeline(src, parser, presenter).then(() => 'resolved', (e: unknown) => (e instanceof InterruptError ? 'InterruptError' : e))
+    const outcome = await Promise.race([done, sleep(2000).then(() => 'hang')])
+    t.equal(outcome, 'InterruptError', `${delay}: the presenter stops`)
+    t.equal(presenter.results[0]?.status, 'ok', delay)
+    t.ok(presenter.results.slice(1).every((r) => r.status === 'skipped'), `${delay}: the rest skipped`)
+    if (outcome === 'hang') {
+      presenter.destroy()
+      src.destroy()
+    }
+  }
+})

@@ -412,7 +412,7 @@ export class Presenter extends Writable {
       this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
     }
     this.on('pipe', (src: Readable) => { this.upstream = src })
-    this.on('unpipe', (src: Readable) => { if (this.upstream === src) this.upstream = null })
+    this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
     if (this.signal !== undefined) {
       const signal = this.signal
@@ -867,6 +867,23 @@ export class Presenter extends Writable {
       ? Infinity // the end is already on its way: read up to it
       : this.writableLength - this.inflight + (up instanceof BlockParser ? up.readableLength : 0)
     this.endDrainIfDone()
+  }
+
+  /**
+   * The upstream let go (its end, or someone's `unpipe()`). In the middle of a drain, the records
+   * counted in its readable side will not come: the drain ends with what this stream holds.
+   */
+  private unpiped(src: Readable): void {
+    if (this.upstream !== src) return
+    this.upstream = null
+    if (!this.draining || src.readableEnded) return // at its end, the end of this stream follows
+    this.drainLeft = Math.min(this.drainLeft, this.writableLength - (this.busy ? this.inflight : 0))
+    if (this.busy || this.drainLeft > 0) return // the next records end it
+    this.finishDrain(true)
+    if (this.tearDown) {
+      this.tearDown = false
+      this.destroy(new InterruptError(this.interruptInfo!))
+    }
   }
 
   /** Records that arrive after an interrupt: applied to the snapshot only, up to the drain's end. */
