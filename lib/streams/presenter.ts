@@ -147,6 +147,10 @@ export interface PresenterOptions {
    * grows, and a last time with `partial: false`. A returned promise is awaited before the next
    * diff is taken. A throw or rejection fails the stream: a broken UI should not go on running
    * tools unseen.
+   *
+   * A text block is first shown once its display text is not empty: a block that cleans to
+   * nothing (`<thinking></thinking>` alone, a lone `<`) is never passed to `say` (the original
+   * implementation says `""` for it). Once shown, a block gets every update, down to its last.
    */
   say?: (message: SayMessage) => void | PromiseLike<void>
   /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
