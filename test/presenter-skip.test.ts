@@ -250,3 +250,15 @@ t.test('the parser unpiped in the middle of the drain: the drain ends with what 
     }
   }
 })
+
+t.test('a parser that emits snapshots: the drained snapshots give the same skipped results', async (t) => {
+  for (const hwm of [undefined, 1]) {
+    const parser = createBlockParser({ emit: 'snapshots', idGenerator: counter('id'), ...(hwm === undefined ? {} : { highWaterMark: hwm }) })
+    const presenter = createPresenter({ ...(hwm === undefined ? {} : { highWaterMark: hwm }), executeTool: async () => { await sleep(3); return 'ok' } })
+    // in 5-byte chunks, each chunk a snapshot: several are buffered when the tool returns
+    await pipeline(source(fixedChunks(READ + LIST + SEARCH, 5), true), parser, presenter).catch(() => {})
+    const parsed = parser.blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.call_id)
+    t.same(presenter.results.map((r) => r.call_id), parsed, `hwm ${hwm ?? 'default'}: one result per parsed call`)
+    t.same(presenter.results.map((r) => r.status), ['ok', ...parsed.slice(1).map(() => 'skipped')])
+  }
+})

@@ -281,7 +281,8 @@ type Maybe = Promise<void> | undefined
  * - `result` ({@link ToolResult}): a result was recorded (any status);
  * - `interrupt` ({@link InterruptInfo}): case 3 or 4 of SPEC 7 happened; emitted as soon as the
  *   tool's result is recorded, whatever follows. Every later tool call that was already parsed
- *   gets a `skipped` result, whatever the streams buffered: the presenter stops the
+ *   gets a `skipped` result (recorded after this event, before `ready`), whatever the streams
+ *   buffered: the presenter stops the
  *   {@link BlockParser} piped into it ({@link BlockParser.stopParsing}: nothing more is parsed,
  *   so the source is held back) and reads, without presenting them, the diffs produced before
  *   the interrupt (those in its own buffer and in the parser's readable side), recording a
@@ -345,7 +346,8 @@ export class Presenter extends Writable {
   /** message-level state */
   private marked = false
   private stopped: InterruptInfo | null = null
-  private skipFrom = 0
+  /** The tool blocks of the stopped message that have their `skipped` result: index and call_id. */
+  private readonly skipped = new Set<string>()
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
@@ -857,9 +859,13 @@ export class Presenter extends Writable {
     const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
     this.stopped = info
     this.interruptInfo = info
-    this.skipRest()
+    if (this.marked) {
+      // a replay of several messages: read on to the next one
+      this.skipRest()
+      this.emit('interrupt', info)
+      return
+    }
     this.emit('interrupt', info)
-    if (this.marked) return // a replay of several messages: read on to the next one
     // The diffs already produced upstream are still read (not presented), so that every tool
     // call in them gets its `skipped` result whatever the streams buffered; the parser stops
     // parsing, so nothing new is produced. Those diffs are in this stream's own buffer and in the
@@ -927,12 +933,16 @@ export class Presenter extends Writable {
     const why = info.reason === 'rejected'
       ? 'a previous tool was rejected'
       : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
-    const from = Math.max(this.index, this.skipFrom)
-    for (let i = from; i < this.snap.length; i++) {
+    // by index and call_id, not from where the last call stopped: a block after the cursor may
+    // have been replaced since (text that turned out to be the start of a tool call)
+    for (let i = this.index; i < this.snap.length; i++) {
       const b = this.snap[i]!
-      if (b.type === 'tool_use') this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
+      if (b.type !== 'tool_use') continue
+      const key = `${i} ${b.call_id}`
+      if (this.skipped.has(key)) continue
+      this.skipped.add(key)
+      this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
     }
-    this.skipFrom = this.snap.length
   }
 
   private emitReady(): void {
@@ -979,7 +989,7 @@ export class Presenter extends Writable {
     this.snap = []
     this.index = 0
     this.stopped = null
-    this.skipFrom = 0
+    this.skipped.clear()
     this.marked = marked || this.marked
     this.resetShown()
   }
