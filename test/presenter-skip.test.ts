@@ -262,3 +262,17 @@ t.test('a parser that emits snapshots: the drained snapshots give the same skipp
     t.same(presenter.results.map((r) => r.status), ['ok', ...parsed.slice(1).map(() => 'skipped')])
   }
 })
+
+t.test('written by hand: the drain reads what was buffered, up to a message marker', async (t) => {
+  const tool = (index: number, name: string) => ({ op: 'add', index, block: { type: 'tool_use', name, params: {}, partial: false, call_id: `c${index}`, isNativeToolCall: false } })
+  const p = createPresenter({ executeTool: async () => { await sleep(5); return 'ok' } })
+  const errors: unknown[] = []
+  p.on('error', (e) => errors.push(e))
+  p.write(tool(0, 'read_file'))
+  p.write(tool(1, 'list_files'))
+  p.write({ op: 'end', id: 'm1' }) // ends the stopped message: the rest is not read
+  p.write(tool(0, 'search_files'))
+  await new Promise((resolve) => p.on('close', resolve))
+  t.same(p.results.map((r) => [r.name, r.status]), [['read_file', 'ok'], ['list_files', 'skipped']])
+  t.ok(errors[0] instanceof InterruptError)
+})
