@@ -260,6 +260,8 @@ export class TextCleaner {
   private readonly after = new Trimmed()
   private hasLt = false
   private ltState: LtState = DEAD
+  /** {@link TextCleaner.plainHolds}, as of the last change. */
+  private plain = true
   /** Bumped whenever `S` changes. */
   private version = 0
   /**
@@ -281,6 +283,7 @@ export class TextCleaner {
     this.after.reset()
     this.hasLt = false
     this.ltState = DEAD
+    this.plain = true
     this.version++
     this.append(content)
   }
@@ -303,7 +306,7 @@ export class TextCleaner {
   append(text: string): void {
     if (text.length === 0) return
     const p = this.passes
-    if (text.indexOf('<') < 0 && this.plainHolds()) {
+    if (this.plain && text.indexOf('<') < 0) {
       // the common case, prose: no pass can match, so the passes only keep back the trailing
       // white space as described above; doing just that is several times cheaper
       const held = p[5]!.hold + p[3]!.hold + p[1]!.hold
@@ -314,19 +317,20 @@ export class TextCleaner {
       p[1]!.hold = k >= 1 ? all[n - 1]! : ''
       p[3]!.hold = k >= 2 ? all[n - 2]! : ''
       p[5]!.hold = k >= 3 ? all[n - 3]! : ''
-      if (n > k) this.commit(k === 0 ? all : all.slice(0, n - k))
+      if (n > k) this.commit(k === 0 ? all : all.slice(0, n - k), false)
       return
     }
     let x = text
-    for (const p of this.passes) {
-      if (x.length === 0) return // nothing new reaches the later passes
-      x = p.feed(x)
+    for (const pass of p) {
+      if (x.length === 0) break // nothing new reaches the later passes
+      x = pass.feed(x)
     }
-    if (x.length > 0) this.commit(x)
+    this.plain = this.plainHolds()
+    if (x.length > 0) this.commit(x, true)
   }
 
-  /** `s` is final output of the strip passes: add it to `S`. */
-  private commit(s: string): void {
+  /** `s` is final output of the strip passes: add it to `S`. `mayHaveLt`: false if `s` has no `<`. */
+  private commit(s: string, mayHaveLt: boolean): void {
     this.version++
     if (!this.body) {
       let k = 0
@@ -342,7 +346,7 @@ export class TextCleaner {
       this.body = true
     }
     // indexOf first: most text has no '<', and lastIndexOf is slow in V8
-    const lt = s.indexOf('<') < 0 ? -1 : s.lastIndexOf('<')
+    const lt = !mayHaveLt || s.indexOf('<') < 0 ? -1 : s.lastIndexOf('<')
     if (lt < 0) {
       if (!this.hasLt) this.before.push(s)
       else {
@@ -369,7 +373,7 @@ export class TextCleaner {
   display(): string {
     let f = ''
     const ps = this.passes
-    if (this.plainHolds()) f = ps[5]!.hold + ps[3]!.hold + ps[1]!.hold // nothing to match: flushing gives them back
+    if (this.plain) f = ps[5]!.hold + ps[3]!.hold + ps[1]!.hold // nothing to match: flushing gives them back
     else for (const p of ps) if (p.hold.length > 0 || f.length > 0) f = p.flush(f)
     // is the text after the last `<` of S + f a partial tag?
     let fLt = -1
