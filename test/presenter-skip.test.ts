@@ -3,6 +3,7 @@
 // 7.4): the Presenter reads the diffs already produced (its own buffer and the parser's readable
 // side), records `skipped` for each tool in them, then emits `ready` and stops.
 import t from 'tap'
+import fc from 'fast-check'
 import { PassThrough, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -10,7 +11,7 @@ import {
   createBlockParser, createPresenter, InterruptError, cleanDisplayText,
   type BlockParser, type Presenter, type ToolResult, type ToolUseBlock, type SayMessage,
 } from '../lib/index.js'
-import { counter, fixedChunks } from './helpers/arb.js'
+import { call, chunksOf, counter, cutsUpTo, fixedChunks, soup } from './helpers/arb.js'
 
 const READ = '<read_file><path>a</path></read_file>'
 const LIST = '<list_files><path>.</path></list_files>'
@@ -20,13 +21,13 @@ const REJECTED = 'a previous tool was rejected'
 
 const FILLER = ' and then some more words'.repeat(41) // 1 KiB: the source's own buffer holds 16
 
-/** A source that sends `chunks`, then (if `more`) 1 KiB of filler text at a time, up to 100 MiB. */
-function source(chunks: readonly string[], more: boolean): Readable & { produced: number } {
+/** A source that sends `chunks`, then (if `more`) 1 KiB of filler text at a time, up to `limit` chunks in all. */
+function source(chunks: readonly string[], more: boolean, limit = 50_000): Readable & { produced: number } {
   let i = 0
   const src = new Readable({
     read() {
       if (i < chunks.length) this.push(chunks[i++])
-      else if (more && src.produced < 100_000) this.push(FILLER)
+      else if (more && src.produced < limit) this.push(FILLER)
       else this.push(null)
       src.produced++
     },
@@ -275,4 +276,38 @@ t.test('written by hand: the drain reads what was buffered, up to a message mark
   await new Promise((resolve) => p.on('close', resolve))
   t.same(p.results.map((r) => [r.name, r.status]), [['read_file', 'ok'], ['list_files', 'skipped']])
   t.ok(errors[0] instanceof InterruptError)
+})
+
+t.test('random messages, cuts and buffers: after an interrupt, one result per tool call the parser had parsed, the first run and the rest skipped (property)', async (t) => {
+  const message = fc.array(fc.oneof(soup, call, fc.constantFrom(READ, LIST, SEARCH)), { minLength: 1, maxLength: 6 }).map((a) => a.join(''))
+  await fc.assert(fc.asyncProperty(
+    message, cutsUpTo(400), fc.constantFrom(undefined, 1, 2, 16), fc.boolean(), fc.boolean(), fc.constantFrom('immediate', 'sleep'),
+    async (text, cuts, hwm, approve, more, wait) => {
+      const ran: string[] = []
+      const parser = createBlockParser({ idGenerator: counter('id'), ...(hwm === undefined ? {} : { highWaterMark: hwm, writableHighWaterMark: hwm }) })
+      let interrupted = false
+      const presenter = createPresenter({
+        ...(hwm === undefined ? {} : { highWaterMark: hwm }),
+        executeTool: async (b) => {
+          ran.push(b.call_id)
+          await (wait === 'sleep' ? sleep(1) : new Promise((resolve) => setImmediate(resolve)))
+          return approve ? 'done' : { content: 'no', rejected: true }
+        },
+      })
+      presenter.on('interrupt', () => { interrupted = true })
+      // more: 300 KiB of filler, several times what the buffers hold
+      await pipeline(source(chunksOf(text, cuts), more, 300), parser, presenter).catch((e: unknown) => {
+        if (!(e instanceof InterruptError)) throw e
+      })
+      if (!interrupted) return true // no complete tool call reached: nothing to skip
+      const tools = parser.blocks.filter((b): b is ToolUseBlock => b.type === 'tool_use').map((b) => b.call_id)
+      const results = presenter.results
+      return ran.length === 1
+        && results.length === tools.length
+        && results.every((r, i) => r.call_id === tools[i])
+        && results[0]!.call_id === ran[0]
+        && results[0]!.status === (approve ? 'ok' : 'rejected')
+        && results.slice(1).every((r) => r.status === 'skipped')
+    },
+  ), { numRuns: 200 })
 })
