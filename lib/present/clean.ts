@@ -213,8 +213,8 @@ class Trimmed {
       this.ws += s
       return
     }
-    if (this.ws.length > 0) this.core.push(this.ws)
-    this.core.push(e === s.length ? s : s.slice(0, e))
+    const core = e === s.length ? s : s.slice(0, e)
+    this.core.push(this.ws.length > 0 ? this.ws + core : core)
     this.ws = e === s.length ? '' : s.slice(e)
     this.version++
   }
@@ -260,8 +260,12 @@ export class TextCleaner {
   private readonly after = new Trimmed()
   private hasLt = false
   private ltState: LtState = DEAD
-  /** {@link TextCleaner.plainHolds}, as of the last change. */
+  /**
+   * The passes keep back no `<` (see `plainHolds`). Then they keep nothing themselves: the white
+   * space they would keep, at most three characters, is in `trailWs`.
+   */
   private plain = true
+  private trailWs = ''
   /** Bumped whenever `S` changes. */
   private version = 0
   /**
@@ -284,6 +288,7 @@ export class TextCleaner {
     this.hasLt = false
     this.ltState = DEAD
     this.plain = true
+    this.trailWs = ''
     this.version++
     this.append(content)
   }
@@ -292,40 +297,65 @@ export class TextCleaner {
    * No pass keeps back a `<`: the opening passes keep nothing, the closing ones at most one
    * white-space character each (the last characters of the text, if white space: the last in
    * `</thinking>`'s pass, the one before in `</think>`'s, the one before that in
-   * `</function_calls>`'s).
+   * `</function_calls>`'s). Then no pass can match before the next `<`, and the passes can be
+   * skipped: their kept characters move to `trailWs`.
    */
-  private plainHolds(): boolean {
+  private toPlain(): void {
     const p = this.passes
-    return p[0]!.hold.length === 0 && p[2]!.hold.length === 0 && p[4]!.hold.length === 0
-      && (p[1]!.hold.length === 0 || (p[1]!.hold.length === 1 && p[1]!.hold !== '<'))
-      && (p[3]!.hold.length === 0 || (p[3]!.hold.length === 1 && p[3]!.hold !== '<'))
-      && (p[5]!.hold.length === 0 || (p[5]!.hold.length === 1 && p[5]!.hold !== '<'))
+    const h1 = p[1]!.hold
+    const h3 = p[3]!.hold
+    const h5 = p[5]!.hold
+    // and `fromPlain` can give them back: the last of `trailWs` to the first closing pass, and
+    // so on, which is how they stand unless a match broke the run
+    if (p[0]!.hold.length === 0 && p[2]!.hold.length === 0 && p[4]!.hold.length === 0
+      && h1.length <= 1 && h1 !== '<' && h3.length <= 1 && h3 !== '<' && h5.length <= 1 && h5 !== '<'
+      && (h3.length === 0 || h1.length === 1) && (h5.length === 0 || h3.length === 1)) {
+      this.plain = true
+      this.trailWs = h5 + h3 + h1
+      p[1]!.hold = p[3]!.hold = p[5]!.hold = ''
+    }
+  }
+
+  /** Back from `plain`: each closing pass keeps its character of `trailWs` again. */
+  private fromPlain(): void {
+    const w = this.trailWs
+    const n = w.length
+    const p = this.passes
+    if (n >= 1) p[1]!.hold = w[n - 1]!
+    if (n >= 2) p[3]!.hold = w[n - 2]!
+    if (n >= 3) p[5]!.hold = w[n - 3]!
+    this.trailWs = ''
+    this.plain = false
   }
 
   /** The block grew by `text`. */
   append(text: string): void {
     if (text.length === 0) return
-    const p = this.passes
-    if (this.plain && text.indexOf('<') < 0) {
-      // the common case, prose: no pass can match, so the passes only keep back the trailing
-      // white space as described above; doing just that is several times cheaper
-      const held = p[5]!.hold + p[3]!.hold + p[1]!.hold
-      const all = held.length > 0 ? held + text : text
-      const n = all.length
-      let k = 0
-      while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
-      p[1]!.hold = k >= 1 ? all[n - 1]! : ''
-      p[3]!.hold = k >= 2 ? all[n - 2]! : ''
-      p[5]!.hold = k >= 3 ? all[n - 3]! : ''
-      if (n > k) this.commit(k === 0 ? all : all.slice(0, n - k), false)
-      return
+    if (this.plain) {
+      if (text.indexOf('<') < 0) {
+        // the common case, prose: no pass can match, so the passes would only keep back the
+        // trailing white space; doing just that is several times cheaper
+        const all = this.trailWs.length > 0 ? this.trailWs + text : text
+        const n = all.length
+        let k = 0
+        while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
+        if (k === 0) {
+          this.trailWs = ''
+          this.commit(all, false)
+        } else {
+          this.trailWs = all.slice(n - k)
+          if (n > k) this.commit(all.slice(0, n - k), false)
+        }
+        return
+      }
+      this.fromPlain()
     }
     let x = text
-    for (const pass of p) {
+    for (const pass of this.passes) {
       if (x.length === 0) break // nothing new reaches the later passes
       x = pass.feed(x)
     }
-    this.plain = this.plainHolds()
+    this.toPlain()
     if (x.length > 0) this.commit(x, true)
   }
 
@@ -373,7 +403,7 @@ export class TextCleaner {
   display(): string {
     let f = ''
     const ps = this.passes
-    if (this.plain) f = ps[5]!.hold + ps[3]!.hold + ps[1]!.hold // nothing to match: flushing gives them back
+    if (this.plain) f = this.trailWs // nothing to match: flushing gives it back
     else for (const p of ps) if (p.hold.length > 0 || f.length > 0) f = p.flush(f)
     // is the text after the last `<` of S + f a partial tag?
     let fLt = -1
