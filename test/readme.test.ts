@@ -47,7 +47,7 @@ for (const [n, steps] of blocks.entries()) {
     mkdirSync(join(dir, '.bin'))
     writeFileSync(join(dir, '.bin', 'tagstream'), `#!/bin/sh\nexec "${process.execPath}" "${bin}" "$@"\n`)
     chmodSync(join(dir, '.bin', 'tagstream'), 0o755)
-    const env = { ...process.env, PATH: `${join(dir, '.bin')}:${process.env.PATH ?? ''}`, NO_COLOR: '1' }
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${join(dir, '.bin')}:${process.env.PATH ?? ''}`, NO_COLOR: '1' }
     for (const k of Object.keys(env)) if (k === 'NODE_OPTIONS' || k === 'NODE_V8_COVERAGE' || k.startsWith('_TAPJS_')) delete env[k]
     for (const step of steps) {
       let out: string
