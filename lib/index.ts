@@ -18,7 +18,7 @@ export { diffBlocks, applyDiff } from './diff/diff.js'
 export { BlockAccumulator } from './diff/accumulator.js'
 export { toJsonPatch, type JsonPatchOperation } from './diff/jsonpatch.js'
 export { type StreamParseOptions } from './streams/session.js'
-export { BlockParser, createBlockParser, type BlockParserOptions } from './streams/block-parser.js'
+export { BlockParser, createBlockParser, type BlockParserOptions, type BlockParserEvents, type EmitOption, type ParserListener } from './streams/block-parser.js'
 export { parseStream, createWebBlockParser } from './streams/iterable.js'
 export { type Emitted } from './streams/records.js'
 export { isBlockDiff, isMarker, isDiagnosticRecord } from './diff/guards.js'
@@ -37,5 +37,5 @@ export { pace, replayTurns, type PaceOptions, type ReplayTurn } from './replay/p
 export { createReplayStream, type ReplayStreamOptions } from './replay/stream.js'
 export {
   Presenter, createPresenter, InterruptError, INTERRUPT_NOTES,
-  type PresenterOptions, type SayMessage, type ToolOutcome, type ToolContext, type ToolResult, type ToolStatus, type InterruptInfo,
+  type PresenterOptions, type PresenterEvents, type PresenterListener, type SayMessage, type ToolOutcome, type ToolContext, type ToolResult, type ToolStatus, type InterruptInfo,
 } from './streams/presenter.js'

@@ -10,8 +10,8 @@ import {
 import { soup, cutsUpTo, chunksOf, fixedChunks, counter } from './helpers/arb.js'
 
 /** Feeds chunks one by one, collecting the records each chunk produced. */
-function drive(chunks: (string | Uint8Array)[], opts: BlockParserOptions = {}, end = true): { perChunk: DiffRecord[][]; tail: DiffRecord[]; parser: BlockParser } {
-  const parser = new BlockParser({ highWaterMark: 1 << 20, idGenerator: counter(), ...opts })
+function drive(chunks: (string | Uint8Array)[], opts: BlockParserOptions = {}, end = true): { perChunk: DiffRecord[][]; tail: DiffRecord[]; parser: BlockParser<DiffRecord | Block[]> } {
+  const parser = new BlockParser<DiffRecord | Block[]>({ highWaterMark: 1 << 20, idGenerator: counter(), ...opts })
   const perChunk: DiffRecord[][] = []
   const take = (): DiffRecord[] => {
     const out: DiffRecord[] = []

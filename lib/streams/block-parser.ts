@@ -3,7 +3,9 @@
  * @module
  */
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
-import type { Block, Diagnostic } from '../types.js'
+import type { Readable } from 'node:stream'
+import type { Block, Diagnostic, DiffRecord } from '../types.js'
+import type { Emitted } from './records.js'
 import { DiffSession, type StreamParseOptions } from './session.js'
 
 /**
@@ -22,6 +24,15 @@ export interface BlockParserOptions extends StreamParseOptions {
   /** Destroys the stream with an AbortError when aborted. */
   signal?: AbortSignal
 }
+
+/**
+ * The `emit` option that yields records of type `R`: a BlockParser's type says what it emits, so
+ * `new BlockParser({ emit: 'snapshots' })` must say `new BlockParser<Block[]>(…)` (or use
+ * {@link createBlockParser}, which works it out from the options).
+ */
+export type EmitOption<R extends DiffRecord | Block[]> = [R] extends [Block[]]
+  ? Record<'emit', 'snapshots'>
+  : [R] extends [DiffRecord] ? Partial<Record<'emit', 'diffs'>> : unknown
 
 /**
  * A Transform stream: text chunks (`string`, `Buffer`, `Uint8Array`; UTF-8) in, block diffs
@@ -48,7 +59,7 @@ export interface BlockParserOptions extends StreamParseOptions {
  * parser.blocks // [ {type:'text', content:'Hi', ...}, {type:'tool_use', name:'read_file', ...} ]
  * ```
  */
-export class BlockParser extends Transform {
+export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Transform {
   private readonly session: DiffSession
   /** A write callback held while the readable side is full; `_read` releases it. */
   private waiting: ((error?: Error | null) => void) | null = null
@@ -56,7 +67,7 @@ export class BlockParser extends Transform {
   private parsingStopped = false
 
   /** @param options - see {@link BlockParserOptions} */
-  constructor(options: BlockParserOptions = {}) {
+  constructor(options: BlockParserOptions & EmitOption<R> = {} as BlockParserOptions & EmitOption<R>) {
     const streamOptions: TransformOptions = {
       writableObjectMode: true,
       readableObjectMode: true,
@@ -162,6 +173,76 @@ export class BlockParser extends Transform {
 }
 
 /**
+ * The events of a {@link BlockParser} whose records are of type `R`, by name: the arguments each
+ * listener gets. `data` carries what `emit` asks for (see {@link Emitted}).
+ * @example
+ * ```ts
+ * const parser = createBlockParser({ diagnostics: true })
+ * parser.on('diagnostic', (d) => console.warn(d.code, d.offset))   // d: Diagnostic
+ * parser.on('data', (r) => { if (r.op === 'add') console.log(r.block) })  // r: DiffRecord
+ * ```
+ */
+export interface BlockParserEvents<R extends DiffRecord | Block[] = DiffRecord> {
+  /** A record: a diff, marker or diagnostic record, or a snapshot with `emit: 'snapshots'`. */
+  data: [record: R]
+  /** A diagnostic, with the `diagnostics` option. */
+  diagnostic: [diagnostic: Diagnostic]
+  /** The stream and its resources are closed. */
+  close: []
+  /** The writable side can take more chunks. */
+  drain: []
+  /** Every record has been read. */
+  end: []
+  /** The stream failed (`TagstreamError` with a `code`, or an `AbortError`). */
+  error: [err: Error]
+  /** Every chunk has been written. */
+  finish: []
+  /** Reading was paused. */
+  pause: []
+  /** A source was piped in. */
+  pipe: [src: Readable]
+  /** A record can be read. */
+  readable: []
+  /** Reading resumed. */
+  resume: []
+  /** A source was unpiped. */
+  unpipe: [src: Readable]
+}
+
+/**
+ * A listener of event `K` of {@link BlockParserEvents}; it may declare more parameters than the
+ * event gives (`once('close', resolve)`).
+ */
+export type ParserListener<R extends DiffRecord | Block[], K extends keyof BlockParserEvents<R>> = (...args: [...BlockParserEvents<R>[K], ...unknown[]]) => void
+
+/**
+ * The BlockParser's typed surface: its events by name, and iteration and `read()` typed by the
+ * `emit` option (a Transform's are `any`).
+ */
+export interface BlockParser<R extends DiffRecord | Block[] = DiffRecord> {
+  /** Adds a listener of a {@link BlockParserEvents} event. */
+  on<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Adds a one-time listener of a {@link BlockParserEvents} event. */
+  once<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Removes a listener. */
+  off<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Adds a listener (the same as `on`). */
+  addListener<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Removes a listener (the same as `off`). */
+  removeListener<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Adds a listener before the others. */
+  prependListener<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Adds a one-time listener before the others. */
+  prependOnceListener<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
+  /** Emits an event with its typed arguments. */
+  emit<K extends keyof BlockParserEvents<R>>(event: K, ...args: BlockParserEvents<R>[K]): boolean
+  /** The next record, or `null` when none is buffered. */
+  read(size?: number): R | null
+  /** Iterates over the records: diffs, or snapshots with `emit: 'snapshots'`. */
+  [Symbol.asyncIterator](): AsyncIterableIterator<R>
+}
+
+/**
  * Factory for {@link BlockParser}, in the style of stream-json's components.
  * @example
  * ```ts
@@ -173,6 +254,6 @@ export class BlockParser extends Transform {
  * })
  * ```
  */
-export function createBlockParser(options: BlockParserOptions = {}): BlockParser {
-  return new BlockParser(options)
+export function createBlockParser<O extends BlockParserOptions = {}>(options?: O): BlockParser<Emitted<O>> {
+  return new BlockParser<Emitted<O>>(options as BlockParserOptions & EmitOption<Emitted<O>>)
 }

@@ -1013,6 +1013,65 @@ export class Presenter extends Writable {
 }
 
 /**
+ * The events of a {@link Presenter}, by name: the arguments each listener gets.
+ * @example
+ * ```ts
+ * presenter.on('ready', (results) => sendToModel(results))          // results: ToolResult[]
+ * presenter.on('interrupt', ({ reason, note }) => log(reason, note)) // InterruptInfo
+ * ```
+ */
+export interface PresenterEvents {
+  /** A text or reasoning update, also given to `say`. */
+  text: [message: SayMessage]
+  /** A complete tool block is about to be executed. */
+  tool: [block: ToolUseBlock]
+  /** A result was recorded (any status; again with `afterAbort: true` when a tool settles after an abort). */
+  result: [result: ToolResult]
+  /** A tool was used or rejected: the rest of the message is not presented (SPEC 7.3-7.5). */
+  interrupt: [info: InterruptInfo]
+  /** Every block is handled; the results, in order, are final. */
+  ready: [results: ToolResult[]]
+  /** The stream and its resources are closed. */
+  close: []
+  /** The writable side can take more diffs. */
+  drain: []
+  /** The presentation failed (`ERR_INVALID_DIFF`, a failing hook, an `AbortError`). */
+  error: [err: Error]
+  /** Every diff was presented. */
+  finish: []
+  /** A source was piped in. */
+  pipe: [src: Readable]
+  /** A source was unpiped. */
+  unpipe: [src: Readable]
+}
+
+/**
+ * A listener of event `K` of {@link PresenterEvents}; it may declare more parameters than the
+ * event gives (`once('close', resolve)`).
+ */
+export type PresenterListener<K extends keyof PresenterEvents> = (...args: [...PresenterEvents[K], ...unknown[]]) => void
+
+/** The Presenter's events, typed by name (a Writable's are `any`). */
+export interface Presenter {
+  /** Adds a listener of a {@link PresenterEvents} event. */
+  on<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Adds a one-time listener of a {@link PresenterEvents} event. */
+  once<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Removes a listener. */
+  off<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Adds a listener (the same as `on`). */
+  addListener<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Removes a listener (the same as `off`). */
+  removeListener<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Adds a listener before the others. */
+  prependListener<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Adds a one-time listener before the others. */
+  prependOnceListener<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
+  /** Emits an event with its typed arguments. */
+  emit<K extends keyof PresenterEvents>(event: K, ...args: PresenterEvents[K]): boolean
+}
+
+/**
  * Factory for {@link Presenter}, in the style of {@link createBlockParser}.
  * @example
  * ```ts

@@ -18,6 +18,6 @@ import type { Block, DiffRecord } from '../types.js'
  */
 export type Emitted<O> = O extends Record<'emit', 'snapshots'>
   ? Block[]
-  : O extends Partial<Record<'emit', 'diffs' | undefined>>
-    ? DiffRecord
-    : DiffRecord | Block[]
+  : 'emit' extends keyof O
+    ? O['emit'] extends 'diffs' | undefined ? DiffRecord : DiffRecord | Block[]
+    : DiffRecord

@@ -3,8 +3,11 @@
 // `any` type fails the compile: each `Equal` must hold, and each `@ts-expect-error` line must be
 // an error. Nothing here runs.
 import {
-  applyDiff, createWebBlockParser, isBlockDiff, isDiagnosticRecord, isMarker, parseStream,
-  type Block, type BlockDiff, type DiagnosticRecord, type DiffRecord, type EndMarker, type MessageMarker, type StreamParseOptions,
+  applyDiff, BlockParser, createBlockParser, createPresenter, createWebBlockParser, isBlockDiff, isDiagnosticRecord, isMarker,
+  parseAssistantMessage, parseStream, parseWithDiagnostics,
+  type Block, type BlockDiff, type BlockParserOptions, type Diagnostic, type DiagnosticRecord, type DiffRecord, type EndMarker,
+  type InterruptInfo, type MessageMarker, type ParseOptions, type ParseResult, type SayMessage, type StreamParseOptions,
+  type ToolResult, type ToolUseBlock,
 } from 'tagstream'
 
 /** True when A and B are the same type (any is equal only to any). */
@@ -44,4 +47,61 @@ export async function iteration(): Promise<void> {
     // @ts-expect-error a record may be a marker, which applyDiff does not take
     applyDiff(blocks, r)
   }
+}
+
+export function oneReturnShape(text: string): void {
+  // a variable of type ParseOptions can hold any profile: the declared type must cover them all
+  const o: ParseOptions = { profile: 'robust' }
+  check<Equal<ReturnType<typeof parseAssistantMessage>, Block[]>>()
+  const blocks = parseAssistantMessage(text, o)
+  check<Equal<typeof blocks, Block[]>>()
+  const r = parseWithDiagnostics(text, o)
+  check<Equal<typeof r, ParseResult>>()
+  check<Equal<typeof r.diagnostics, Diagnostic[]>>()
+  // @ts-expect-error the block array has no diagnostics
+  void blocks.diagnostics
+}
+
+export async function blockParser(): Promise<void> {
+  for await (const d of createBlockParser()) {
+    check<Equal<typeof d, DiffRecord>>()
+    // @ts-expect-error a diff record has no `content` of its own
+    void d.content
+  }
+  for await (const s of createBlockParser({ emit: 'snapshots' })) check<Equal<typeof s, Block[]>>()
+  for await (const d of new BlockParser()) check<Equal<typeof d, DiffRecord>>()
+  for await (const s of new BlockParser<Block[]>({ emit: 'snapshots' })) check<Equal<typeof s, Block[]>>()
+  // @ts-expect-error a parser typed as emitting diffs cannot be made to emit snapshots
+  void new BlockParser({ emit: 'snapshots' })
+  const opts: BlockParserOptions = {}
+  const either = createBlockParser(opts)
+  check<Equal<ReturnType<typeof either.read>, DiffRecord | Block[] | null>>()
+  // @ts-expect-error options that may ask for snapshots need the wider type
+  void new BlockParser(opts)
+
+  const parser = createBlockParser({ diagnostics: true })
+  parser.on('diagnostic', (d) => check<Equal<typeof d, Diagnostic>>())
+  parser.on('data', (r) => check<Equal<typeof r, DiffRecord>>())
+  parser.on('error', (e) => check<Equal<typeof e, Error>>())
+  await new Promise((resolve) => parser.once('close', resolve))
+  // @ts-expect-error no such event
+  parser.on('diagnostics', () => undefined)
+}
+
+export function presenterEvents(): void {
+  const p = createPresenter({ executeTool: () => '' })
+  p.on('ready', (results) => {
+    check<Equal<typeof results, ToolResult[]>>()
+    // @ts-expect-error a result has no `output`
+    void results[0]?.output
+  })
+  p.on('text', (m) => check<Equal<typeof m, SayMessage>>())
+  p.on('tool', (b) => check<Equal<typeof b, ToolUseBlock>>())
+  p.on('result', (r) => check<Equal<typeof r, ToolResult>>())
+  p.once('interrupt', (i) => check<Equal<typeof i, InterruptInfo>>())
+  p.on('error', (e) => check<Equal<typeof e, Error>>())
+  // @ts-expect-error no such event
+  p.on('results', () => undefined)
+  // @ts-expect-error the listener of ready gets results, not a string
+  p.on('ready', (s: string) => s)
 }
