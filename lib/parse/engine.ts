@@ -37,15 +37,46 @@ const PARTIAL = -2
 const MAX_SPAN = 4096
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
-const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
 /** Extra room for white space inside brackets with `lenientTags`. */
 const LENIENT_SLACK = 16
 /** Characters of dropped text quoted in an `ignored-content` diagnostic. */
 const SAMPLE = 40
 
-// lenient white space is spaces and tabs: a tag never spans lines
-const LENIENT_TAG = /^[ \t]*(\/?)[ \t]*([^\s<>/]+)[ \t]*$/u
-const LENIENT_PARTIAL = /^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$/u
+/** `\s` of a `u` regex: what can never be part of a tag name. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === SPACE || (c >= 9 && c <= 13)
+  if (c < 0xa0) return false
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+}
+
+/**
+ * The inside of a lenient tag: blanks, an optional '/', blanks, a name (no white space, '<',
+ * '>' or '/'), blanks; lenient white space is spaces and tabs, as a tag never spans lines.
+ * Returns slash + name, or null when `raw` has another shape. By hand, in one pass: the
+ * equivalent regex (`^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$`) backtracks cubically on a run of
+ * blanks followed by two words, and a streamed window ending in one ran it on every chunk.
+ */
+export function lenientInner(raw: string): string | null {
+  const n = raw.length
+  let i = 0
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  const slash = i < n && raw.charCodeAt(i) === SLASH
+  if (slash) {
+    i++
+    while (i < n && isBlank(raw.charCodeAt(i))) i++
+  }
+  const from = i
+  for (; i < n; i++) {
+    const c = raw.charCodeAt(i)
+    if (c === LT || c === GT || c === SLASH || isSpace(c)) break
+  }
+  const to = i
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  if (i < n) return null
+  const name = from === 0 && to === n ? raw : raw.slice(from, to)
+  return slash ? '/' + name : name
+}
 const lenientCloses = new Map<string, RegExp>()
 
 /** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
@@ -120,6 +151,19 @@ export class Engine {
   private heldAt = -1
   private rescan = 0
   private literalBefore = 0
+  /** Backticks of a run that went on to the end of the window, and its offset (inside a line). */
+  private runHave = 0
+  private runAt = 0
+  /** scanFenced's next '<', '`' and newline in the window of feed number `nextFeed`. */
+  private nextFeed = -1
+  private nextLt = -1
+  private nextBt = -1
+  private nextNl = -1
+  /** Feeds so far: tells a window from the previous one. */
+  private feeds = 0
+  /** Diagnostics found past `maxDiagnostics`, and the offset of the first of them. */
+  private dropped = 0
+  private droppedAt = 0
   /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
   private dropAt = -1
   private dropSample = ''
@@ -152,6 +196,7 @@ export class Engine {
   /** Feeds more text. */
   feed(chunk: string): void {
     if (chunk.length === 0) return
+    this.feeds++
     const w = this.carry.length > 0 ? this.carry + chunk : chunk
     const base = this.pos
     this.carry = ''
@@ -229,10 +274,11 @@ export class Engine {
       if (c === LT) return NONE
     }
     if (lim === n && !this.ended) {
-      const raw = w.slice(s + 1)
-      const unknown = text && this.o.diagnostics
-      const any = (x: string): boolean => unknown && NAME_SO_FAR.test(x)
-      if (this.cutMatches(raw, (x) => tags.prefixes.has(x) || any(x), (x) => tags.names.has(x) || any(x))) return PARTIAL
+      // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
+      // within two edits of a tool's (`</read_file>`, `< read_file >` included), and whether it
+      // is must not depend on where the chunk ended
+      if (text && this.o.diagnostics) return PARTIAL
+      if (this.cutMatches(w.slice(s + 1), (x) => tags.prefixes.has(x), (x) => tags.names.has(x))) return PARTIAL
     }
     return NONE
   }
@@ -244,10 +290,11 @@ export class Engine {
    */
   private cutMatches(raw: string, prefix: (name: string) => boolean, whole: (name: string) => boolean): boolean {
     if (!this.o.lenientTags) return prefix(raw)
-    const m = LENIENT_PARTIAL.exec(raw)
-    if (m === null) return false
-    const name = m[1]! + m[2]!
-    return m[2] !== '' && /[ \t]$/u.test(raw) ? whole(name) : prefix(name)
+    const name = lenientInner(raw)
+    if (name === null) return false
+    // a name (not just the slash) followed by a blank: only '>' can complete it
+    const named = name.length > (name.charCodeAt(0) === SLASH ? 1 : 0)
+    return named && isBlank(raw.charCodeAt(raw.length - 1)) ? whole(name) : prefix(name)
   }
 
   /** The name inside the brackets of a whole tag, normalised for `lenientTags`; null if it is no tag. */
@@ -256,8 +303,8 @@ export class Engine {
     // without blanks it is a plain tag (most are): no regex needed
     if (raw.indexOf(' ') < 0 && raw.indexOf('\t') < 0) return raw
     // `< / name >`: white space around the slash and the name, never inside the name
-    const m = LENIENT_TAG.exec(raw)
-    return m === null ? null : m[1]! + m[2]!
+    const name = lenientInner(raw)
+    return name === null || name.length === 0 || name === '/' ? null : name
   }
 
   /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
@@ -302,23 +349,60 @@ export class Engine {
     const n = w.length
     let i = Math.max(p, this.rescan - base)
     this.rescan = 0
+    // the next '<', '`' and newline found in this window by an earlier call, which left text
+    // mode for a tag: without them every tool call rescanned the text to the next backtick or
+    // newline, perhaps the end of a long message (quadratic in the number of calls)
     let nextLt = -1
     let nextBt = -1
     let nextNl = -1
+    if (this.nextFeed === this.feeds) {
+      nextLt = this.nextLt
+      nextBt = this.nextBt
+      nextNl = this.nextNl
+    }
+    if (this.runHave > 0 && !this.bol) {
+      // a run of backticks inside a line went on to the end of the previous window
+      let k = i
+      while (k < n && w.charCodeAt(k) === BACKTICK) k++
+      const run = this.runHave + k - i
+      if (k === n && !this.ended) {
+        this.runHave = run
+        return this.cutFenced(w, p, base, n)
+      }
+      this.runHave = 0
+      this.spanRun(this.runAt, run)
+      i = k
+    }
     while (i < n) {
       if (this.bol) {
+        // a line-start run the previous window ended in goes on here, with its spaces counted
         let j = i
-        while (j < n && j - i < 3 && w.charCodeAt(j) === SPACE) j++
+        const had = this.runHave
+        if (had === 0) while (j < n && j - i < 3 && w.charCodeAt(j) === SPACE) j++
         let k = j
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
-        const run = k - j
-        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) return this.cutFenced(w, p, base, i)
+        const run = had + k - j
+        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) {
+          if (run === 0) return this.cutFenced(w, p, base, i)
+          // the run may go on: remember its length rather than keep it aside, where every chunk
+          // would read it again; it is text whatever it decides
+          if (had === 0) this.runAt = base + j
+          this.runHave = run
+          return this.cutFenced(w, p, base, n)
+        }
+        this.runHave = 0
         this.bol = false
         if (this.fence > 0 || run >= 3) {
           this.fence = this.fence > 0 ? (run >= this.fence ? 0 : this.fence) : run
           this.lineText = true
           i = k
           continue
+        }
+        // no fence: the run is read again below as an inline one, or, begun in an earlier
+        // window, taken as one here
+        if (had > 0) {
+          this.spanRun(this.runAt, run)
+          i = k
         }
       }
       if (this.fence > 0 || this.lineText) {
@@ -359,16 +443,13 @@ export class Engine {
       if (c === BACKTICK) {
         let k = q
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
-        if (k === n && !this.ended) return this.cutFenced(w, p, base, q)
-        if (base + q >= this.literalBefore) {
-          if (this.span === 0) {
-            this.span = k - q
-            this.spanAt = base + q
-          } else if (k - q === this.span) {
-            this.span = 0
-            this.heldAt = -1
-          }
+        if (k === n && !this.ended) {
+          // see the line-start run above
+          this.runHave = k - q
+          this.runAt = base + q
+          return this.cutFenced(w, p, base, n)
         }
+        this.spanRun(base + q, k - q)
         i = k
         continue
       }
@@ -392,6 +473,10 @@ export class Engine {
         }
         this.text.push(w.slice(p, q))
         this.openTag(name)
+        this.nextFeed = this.feeds
+        this.nextLt = nextLt
+        this.nextBt = nextBt
+        this.nextNl = nextNl
         return e + 1
       }
       if (this.o.diagnostics && name !== null && this.span === 0) this.checkUnknown(name, base + q)
@@ -409,6 +494,18 @@ export class Engine {
     }
     this.text.push(w.slice(p, at))
     return ~at
+  }
+
+  /** A run of `run` backticks at offset `at` inside a line opens or closes a code span. */
+  private spanRun(at: number, run: number): void {
+    if (at < this.literalBefore) return
+    if (this.span === 0) {
+      this.span = run
+      this.spanAt = at
+    } else if (run === this.span) {
+      this.span = 0
+      this.heldAt = -1
+    }
   }
 
   /** The open span's backticks were literal (its line ended, or it ran too long). */
@@ -452,7 +549,7 @@ export class Engine {
       }
       const name = this.innerName(w.slice(s + 1, e))
       if (name !== null && this.params.has(name)) {
-        this.flushIgnored(this.diagnostics)
+        this.flushIgnored()
         this.setMode(Mode.Param)
         this.paramName = name
         this.paramClose = '</' + name + '>'
@@ -462,7 +559,7 @@ export class Engine {
         return e + 1
       }
       if (name === '/' + tool.name) {
-        this.flushIgnored(this.diagnostics)
+        this.flushIgnored()
         if (tool.body !== null) this.bodyTo(w, s)
         this.closeTool()
         return e + 1
@@ -723,10 +820,10 @@ export class Engine {
     }
   }
 
-  private flushIgnored(into: Diagnostic[]): void {
+  private flushIgnored(): void {
     const d = this.ignoredDiagnostic()
     if (d === null) return
-    into.push(d)
+    this.report(d)
     this.dropAt = -1
     this.dropSample = ''
   }
@@ -749,7 +846,21 @@ export class Engine {
       if (this.unknownCache.size < 4096) this.unknownCache.set(name, yes)
     }
     if (!yes) return
+    if (this.diagnostics.length >= this.o.maxDiagnostics) return this.drop(offset)
     this.diagnostics.push({ code: 'unknown-tool', message: `<${name}> looks like a tool call but is not a tool of this dialect; it was kept as text`, offset })
+  }
+
+  /**
+   * Keeps a diagnostic found along the text, up to `maxDiagnostics`. They are found in the same
+   * order whatever the chunking, so the ones kept and the count of the rest are the same too.
+   */
+  private report(d: Diagnostic): void {
+    if (this.diagnostics.length < this.o.maxDiagnostics) this.diagnostics.push(d)
+    else this.drop(d.offset)
+  }
+
+  private drop(offset: number): void {
+    if (this.dropped++ === 0) this.droppedAt = offset
   }
 
   /** Marks the end of the input: a held tag candidate can no longer become a tag. */
@@ -777,6 +888,14 @@ export class Engine {
       const at = this.pos + carry.length
       if (this.mode === Mode.Param) out.push({ code: 'unclosed-param', message: `the input ended inside <${this.paramName}> of <${this.tool!.name}>`, offset: at })
       out.push({ code: 'unclosed-tool', message: `the input ended inside <${this.tool!.name}>: the call has no closing tag`, offset: at })
+    }
+    if (this.dropped > 0) {
+      const n = this.dropped
+      out.push({
+        code: 'diagnostics-dropped',
+        message: `${n} more diagnostic${n === 1 ? ' was' : 's were'} found and left out after the first ${this.o.maxDiagnostics} (option maxDiagnostics)`,
+        offset: this.droppedAt,
+      })
     }
     return out
   }

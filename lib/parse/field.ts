@@ -34,6 +34,13 @@ export class Field {
     const last = piece.charCodeAt(piece.length - 1)
     const body = last > 32 && last < 127 ? piece : piece.trimEnd()
     if (body.length === 0) {
+      // white space ends a held entity fragment for good: it is released as it is, as a parse
+      // of the whole text at once releases it
+      if (this.held.length > 0) {
+        this.rope.push(this.held)
+        this.delta += this.held
+        this.held = ''
+      }
       this.ws += piece
       return
     }
