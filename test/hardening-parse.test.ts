@@ -64,6 +64,12 @@ t.test('item 1: a run of backticks streamed with codeFences is not kept aside an
     ['inside a fence', '```\ncode\n' + '`'.repeat(8192)],
     ['opening a fence, then a tool that stays text', '`'.repeat(4096) + '\n<read_file><path>a</path></read_file>\n' + '`'.repeat(4095) + '\nok'],
     ['opening and closing a span, then a tool', 'a ' + '`'.repeat(3000) + 'x' + '`'.repeat(3000) + ' <read_file><path>a</path></read_file>'],
+    // a tool tag in an open span is held: text while the span may still close
+    ['after a held tag, then text', 'a `b <read_file><path>a</path></read_file> ' + '`'.repeat(8192) + ' c'],
+    ['after a held tag, to the end', 'a `b <read_file><path>a</path></read_file> ' + '`'.repeat(8192)],
+    ['a held tag, its line ends', 'a `b <read_file><path>a</path></read_file> ' + 'x'.repeat(3000) + '\nok'],
+    ['a held tag, its span closes', 'a `b <read_file><path>a</path></read_file> ' + 'x'.repeat(3000) + '` ok <read_file><path>b</path></read_file>'],
+    ['a held tag, its span runs too long', 'a `b <read_file><path>a</path></read_file> ' + 'x'.repeat(5000) + '\nok'],
   ] as const) {
     const e = new Engine(resolveOptions({ codeFences: true, idGenerator: counter() }))
     let most = 0
@@ -201,8 +207,9 @@ t.test('the cap does not depend on chunking (random soups, small caps)', async (
   t.pass('held on 1500 chunked soups')
 })
 
-t.test('streaming = one-shot on backtick-heavy soups (codeFences, the pending run of backticks)', async (t) => {
-  const bits = fc.constantFrom('`', '``', '```', '````', '\n', ' ', '   ', 'x', '<read_file>', '</read_file>', '<path>', '</path>', '<think>', '</think>', '<a_b>')
+t.test('streaming = one-shot on backtick-heavy soups (codeFences: runs cut by chunks, held tags)', async (t) => {
+  // long fillers take an open span past its 4096-character limit
+  const bits = fc.constantFrom('`', '``', '```', '````', '\n', ' ', '   ', 'x', 'y'.repeat(1500), '<read_file>', '</read_file>', '<path>', '</path>', '<think>', '</think>', '<a_b>')
   const text = fc.array(bits, { maxLength: 40, size: 'max' }).map((a) => a.join(''))
   fc.assert(fc.property(text.chain((s) => cutsUpTo(s.length).map((cuts) => [s, cuts] as const)), ([s, cuts]) => {
     for (const o of [{ codeFences: true }, { profile: 'robust' } as const]) {

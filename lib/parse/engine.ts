@@ -12,7 +12,7 @@
  */
 import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
-import { Field } from './field.js'
+import { Field, type FieldMark } from './field.js'
 import { Rope } from './rope.js'
 import { GreedyView, applyGreedy, type GreedyBody } from './greedy.js'
 import { tables, looksLikeTool, type TagSet } from './tags.js'
@@ -149,8 +149,19 @@ export class Engine {
   private span = 0
   private spanAt = 0
   private heldAt = -1
-  private rescan = 0
+  /**
+   * A held tag's text is shown as text while it is held: pushed to `text` as it comes, with the
+   * point to come back to (`heldMark`) and its raw text past the windows it began in
+   * (`heldRaw`), read again only if the tag turns out to open its tool. Keeping it aside in
+   * `carry` instead made every chunk rejoin and reread it.
+   */
+  private heldMark: FieldMark | null = null
+  private readonly heldRaw = new Rope()
+  /** Set by scanFenced when a held tag opens after all: the window to read again from it. */
+  private restart: string | null = null
   private literalBefore = 0
+  /** Where the window set in `restart` starts. */
+  private heldFrom = 0
   /** Backticks of a run that went on to the end of the window, and its offset (inside a line). */
   private runHave = 0
   private runAt = 0
@@ -197,18 +208,32 @@ export class Engine {
   feed(chunk: string): void {
     if (chunk.length === 0) return
     this.feeds++
-    const w = this.carry.length > 0 ? this.carry + chunk : chunk
-    const base = this.pos
+    let w = this.carry.length > 0 ? this.carry + chunk : chunk
+    let base = this.pos
     this.carry = ''
     let p = 0
     this.bodyFrom = 0
     this.viewFrom = 0
-    const n = w.length
+    let n = w.length
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
           const r = this.o.codeFences ? this.scanFenced(w, p, base) : this.scanText(w, p, base)
-          if (r < 0) return this.keep(w, base, ~r)
+          if (r < 0) {
+            const again = this.restart
+            if (again === null) return this.keep(w, base, ~r)
+            // a tag held in a code span of an earlier window opens its tool after all: read on
+            // from it, in a window that starts there
+            this.restart = null
+            this.feeds++
+            base = this.heldFrom
+            w = again
+            n = w.length
+            p = 0
+            this.bodyFrom = 0
+            this.viewFrom = 0
+            break
+          }
           p = r
           this.bodyFrom = p
           this.viewFrom = p
@@ -347,8 +372,7 @@ export class Engine {
    */
   private scanFenced(w: string, p: number, base: number): number {
     const n = w.length
-    let i = Math.max(p, this.rescan - base)
-    this.rescan = 0
+    let i = p
     // the next '<', '`' and newline found in this window by an earlier call, which left text
     // mode for a tag: without them every tool call rescanned the text to the next backtick or
     // newline, perhaps the end of a long message (quadratic in the number of calls)
@@ -420,7 +444,9 @@ export class Engine {
       const q = Math.min(nextLt, nextBt, nextNl)
       if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
         if (base + n <= this.spanAt + MAX_SPAN) return this.cutFenced(w, p, base, n)
+        const held = this.heldAt
         i = this.literal(this.spanAt + MAX_SPAN) - base
+        if (held >= 0 && held < base) return this.reopen(w, held)
         nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
         continue
       }
@@ -431,6 +457,7 @@ export class Engine {
           const held = this.heldAt
           this.literal(base + q)
           if (held >= 0) {
+            if (held < base) return this.reopen(w, held)
             i = held - base
             nextLt = nextBt = nextNl = -1
             continue
@@ -467,6 +494,9 @@ export class Engine {
       const name = this.innerName(w.slice(q + 1, e))
       if (name !== null && this.textTags.names.has(name)) {
         if (this.span > 0) {
+          // the text before it is decided; what follows is text only while the tag is held
+          this.text.push(w.slice(p, q))
+          p = q
           this.heldAt = base + q
           i = e + 1
           continue
@@ -486,14 +516,29 @@ export class Engine {
     return this.cutFenced(w, p, base, n)
   }
 
-  /** Ends scanFenced's window at `at`, or at the held tag before it (scanned again next time). */
+  /** Ends scanFenced's window at `at` (past a held tag, its text is pushed as provisional). */
   private cutFenced(w: string, p: number, base: number, at: number): number {
-    if (this.heldAt >= 0) {
-      this.rescan = base + at
-      at = this.heldAt - base
+    if (this.heldAt >= 0 && at > p) {
+      // while a tag is held the window is always used up (its '<'s are not read), so the raw
+      // text from the tag on is heldRaw followed by the next window
+      if (this.heldMark === null) this.heldMark = this.text.mark()
+      this.heldRaw.push(w.slice(p, at))
     }
     this.text.push(w.slice(p, at))
     return ~at
+  }
+
+  /**
+   * The tag held at `held`, in an earlier window, opens its tool: the text shown since is taken
+   * back, and feed reads again from the tag (each held stretch is read again at most once).
+   */
+  private reopen(w: string, held: number): number {
+    this.text = this.text.before(this.heldMark!)
+    this.heldMark = null
+    this.restart = this.heldRaw.value + w
+    this.heldRaw.reset()
+    this.heldFrom = held
+    return ~0
   }
 
   /** A run of `run` backticks at offset `at` inside a line opens or closes a code span. */
@@ -504,7 +549,12 @@ export class Engine {
       this.spanAt = at
     } else if (run === this.span) {
       this.span = 0
+      // a held tag was text: what was shown of it stays
       this.heldAt = -1
+      if (this.heldMark !== null) {
+        this.heldMark = null
+        this.heldRaw.reset()
+      }
     }
   }
 
