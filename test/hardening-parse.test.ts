@@ -220,3 +220,21 @@ t.test('streaming = one-shot on backtick-heavy soups (codeFences: runs cut by ch
   }), { numRuns: 3000 })
   t.pass('held on 3000 chunked soups')
 })
+
+t.test('found by the new properties: a held entity fragment ended by white space in a later chunk', async (t) => {
+  // the one-shot parse releases `&am` as text once white space follows; the stream held it
+  for (const [chunks, o] of [
+    [['<write_to_file><content>a</content><diff>&am', '  '], { greedyWhileStreaming: true, decodeEntities: true }],
+    [['<execute_command><command>a &am', '\n', ' b'], { decodeEntities: true }],
+    [['<execute_command><command>a &#6', ' \t', '0;'], { decodeEntities: true }],
+  ] as const) {
+    let blocks: Block[] = []
+    const s = new DiffSession({ ...o, idGenerator: counter() }, { record: (r) => { blocks = applyDiff(blocks, r as BlockDiff) }, diagnostic: () => {} })
+    let prefix = ''
+    for (const c of chunks) {
+      s.push(c)
+      prefix += c
+      t.same(blocks, parseAssistantMessage(prefix, { ...o, idGenerator: counter() }), `${JSON.stringify(prefix)}: as the parse of the prefix`)
+    }
+  }
+})
