@@ -4,7 +4,7 @@
 // has the timings). Then the diagnostics cap (maxDiagnostics).
 import t from 'tap'
 import fc from 'fast-check'
-import { parseAssistantMessage, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ParseOptions } from '../lib/index.js'
+import { parseAssistantMessage, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ParseOptions, type ToolUseBlock } from '../lib/index.js'
 import { DiffSession, type StreamParseOptions } from '../lib/streams/session.js'
 import { Engine, lenientInner } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
@@ -236,5 +236,22 @@ t.test('found by the new properties: a held entity fragment ended by white space
       prefix += c
       t.same(blocks, parseAssistantMessage(prefix, { ...o, idGenerator: counter() }), `${JSON.stringify(prefix)}: as the parse of the prefix`)
     }
+  }
+})
+
+t.test('found on the way: a greedy tool with many openings of its param reads its body once', async (t) => {
+  // the first <content> is inside <path>, so rule 3.5 needs the whole body; each later opening
+  // used to search it from the start again
+  const msg = (k: number): string => '<write_to_file><path>' + 'x'.repeat(32 * k) + '<content></path>' + '<content>y</content>'.repeat(k) + 'z</write_to_file>'
+  for (const o of [{}, { lenientTags: true }, { greedyWhileStreaming: true }] as ParseOptions[]) {
+    const work = (k: number): number => indexOfWork(() => parseAssistantMessage(msg(k), o))
+    // sizes where lenientTags finds closing tags the same way (by indexOf past 16 KB, not a regex)
+    const [w1, w4] = [work(600), work(2400)]
+    t.ok(w4 <= 5 * w1, `${JSON.stringify(o)}: 4x the input, ${(w4 / w1).toFixed(2)}x the characters searched`)
+    const want = whole(msg(40), o)
+    const body = msg(40).slice('<write_to_file>'.length, -'</write_to_file>'.length)
+    const rule = body.slice(body.indexOf('<content>') + '<content>'.length, body.lastIndexOf('</content>')).trim()
+    t.equal((want.blocks[0] as ToolUseBlock).params.content, rule, 'SPEC 3.5: from the first opening to the last closing tag')
+    for (const size of [1, 9, 64]) t.same(stream(fixedChunks(msg(40), size), o), want, `${JSON.stringify(o)}, ${size}-byte chunks = one-shot`)
   }
 })

@@ -109,6 +109,15 @@ interface ToolState extends GreedyBody {
   call_id: string
   /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
   views: GreedyView[]
+  /**
+   * For a tool with one greedy param (and no entity decoding): that param's opening tag, and
+   * the offset of its first occurrence in the body (-1 until found), looked for in each piece
+   * of body as it comes (`openSeam`: the body's last characters, for a tag cut between pieces).
+   * Searching the whole body at each opening made a tool with many openings quadratic.
+   */
+  openTag: string | null
+  firstOpen: number
+  openSeam: string
 }
 
 export class Engine {
@@ -753,6 +762,9 @@ export class Engine {
       bodyLength: 0,
       skipping: false,
       firstRaw: null,
+      openTag: greedy !== undefined && greedy.length === 1 && !this.o.decodeEntities ? '<' + greedy[0] + '>' : null,
+      firstOpen: -1,
+      openSeam: '',
       after: null,
       views: greedy !== undefined && this.o.greedyWhileStreaming
         ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
@@ -777,6 +789,13 @@ export class Engine {
   private bodyTo(w: string, to: number): void {
     const tool = this.tool!
     if (to <= this.bodyFrom) return
+    if (tool.firstOpen < 0 && tool.openTag !== null) {
+      const open = tool.openTag
+      const s = tool.openSeam + w.slice(this.bodyFrom, to)
+      const i = s.indexOf(open)
+      if (i >= 0) tool.firstOpen = tool.bodyLength - tool.openSeam.length + i
+      else tool.openSeam = s.slice(-(open.length - 1))
+    }
     tool.bodyLength += to - this.bodyFrom
     if (!tool.skipping) {
       // a run of the same window is kept as a range and cut once: in a one-shot parse the whole
@@ -822,8 +841,8 @@ export class Engine {
     const names = this.greedy[tool.name]!
     this.flushBody()
     if (names.length !== 1 || names[0] !== this.paramName) return
-    // the value skipped must start at the first opening tag of the body
-    if (tool.body!.value.indexOf('<' + this.paramName + '>') !== tool.bodyLength - this.paramName.length - 2) return
+    // the value skipped must start at the first opening tag of the body (found by bodyTo)
+    if (tool.firstOpen !== tool.bodyLength - this.paramName.length - 2) return
     tool.skipping = true
   }
 
