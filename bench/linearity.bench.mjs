@@ -4,13 +4,17 @@
 //
 //  1. codeFences, streamed in 16-byte chunks: one run of backticks (it was kept aside and reread
 //     by every chunk: 32 / 64 / 128 KB took 0.44 / 2.3 / 13.5 s; measured here at 128 KB and 512 KB);
+//     also after a tool tag held in an open code span (the held text was kept aside the same way);
 //  2. greedyWhileStreaming, 16-byte chunks: `x</content>` then newlines only (the held tail was
 //     rescanned by every chunk: 32 / 64 / 128 KB took 0.33 / 1.2 / 4.7 s; here 128 KB and 512 KB);
 //  3. codeFences, one-shot: prose + read_file calls, with and without newlines (every call
 //     rescanned to the next backtick or newline: 3.5 MB took 5.4 s, 8 MB without newlines 108 s);
 //  9. lenientTags, 64-byte chunks: '<', 60 blanks and `a b` (a regex backtracked cubically on
-//     every cut candidate: 3.4–5.3 s/MB, 0.21 s/MB without lenientTags); besides its n/4n ratio,
-//     this row's cost is compared with the same stream without lenientTags;
+//     every cut candidate: 3.4–5.3 s/MB, 0.21 s/MB without lenientTags, 16–25x); besides its n/4n
+//     ratio, this row's cost is compared with the same stream without lenientTags (target <= 5x:
+//     lenientTags still carries one cut candidate of up to 65 characters per chunk here);
+//  –. found on the way: a greedy tool whose first `<content>` is not its param's own, then many
+//     openings (the body was searched from its start at each: 5000 openings after 1 MB, 7.4 s);
 //  8. diagnostics flood: `<a_b>` repeated, robust profile (13.2 M diagnostics, 2 GB RSS at 63 MB);
 //     now capped by maxDiagnostics (default 1000), so the count is printed too.
 //
@@ -66,6 +70,10 @@ const CASES = [
     make: (n) => { const t = fill('`', n); return [t, chunk(t, 16)] },
   },
   {
+    item: '1', label: 'same, after a tool tag held in an open code span', opts: { codeFences: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = flat('a `b <read_file><path>x</path></read_file> ' + '`'.repeat(n)); return [t, chunk(t, 16)] },
+  },
+  {
     item: '2', label: 'greedyWhileStreaming, 16-byte chunks: `x</content>` then newlines', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>x</content>' + '\n'.repeat(n)); return [t, chunk(t, 16)] },
   },
@@ -76,6 +84,10 @@ const CASES = [
   {
     item: '3', label: 'same without newlines', opts: { codeFences: true }, sizes: [2 * MB, 8 * MB],
     make: (n) => [fill('Some text here. <read_file><path>src/a.ts</path></read_file> ', n), null],
+  },
+  {
+    item: '–', label: 'cline profile, one-shot: write_to_file whose path holds `<content>`, then many `<content>y</content>` (SPEC 3.5 searched the body at every opening)', opts: {}, sizes: [0.5 * MB, 2 * MB],
+    make: (n) => [flat('<write_to_file><path>' + 'x'.repeat(n / 2) + '<content></path>' + '<content>y</content>'.repeat(Math.round(n / 40)) + '</write_to_file>'), null],
   },
   {
     item: '9', label: "lenientTags + diagnostics, 64-byte chunks: '<', 60 blanks, `a b`", opts: { lenientTags: true, diagnostics: true }, sizes: [256 * KB, 1 * MB],
@@ -124,13 +136,13 @@ for (const c of CASES) {
   rows.push([c.item, c.label + extra, `${fmtSize(inputs[0][0].length)} → ${fmtSize(inputs[1][0].length)}`, `${num(res[0].ms)} ms`, `${num(res[1].ms)} ms`, `${num(ratio)}×`, verdict(ok)])
   if (c.plain !== undefined) {
     const vs = res[1].ms / res[2].ms
-    plainRows.push([c.item, c.label, fmtSize(inputs[1][0].length), `${num(res[2].ms)} ms`, `${num(res[1].ms)} ms`, `${num(vs)}×`, verdict(vs <= 3)])
+    plainRows.push([c.item, c.label, fmtSize(inputs[1][0].length), `${num(res[2].ms)} ms`, `${num(res[1].ms)} ms`, `${num(vs)}×`, verdict(vs <= 5)])
   }
 }
 
 console.log(mdTable(['item', 'input', 'n → 4n', 'time at n', 'time at 4n', '4n ÷ n', '4x input <= 6x time'], rows))
 console.log('\nMedian of 5 interleaved samples after warm-up. Streamed rows go through a DiffSession (the BlockParser\'s core, without stream machinery), so the figure is the parser\'s own.\n')
 console.log('### lenientTags on the blank-heavy cut candidates of item 9, against the same stream without it\n')
-console.log(mdTable(['item', 'input', 'size', 'without lenientTags', 'with lenientTags', 'with ÷ without', '<= 3x'], plainRows))
+console.log(mdTable(['item', 'input', 'size', 'without lenientTags', 'with lenientTags', 'with ÷ without (was 16–25×)', '<= 5x'], plainRows))
 console.log('')
 if (misses > 0) console.log(`${misses} row(s) above 6x: rerun on a quieter machine before reading it as a regression (the ratios are noisy on a shared CPU).\n`)
