@@ -96,7 +96,9 @@ t.test('item 2: blank lines after </content> with greedyWhileStreaming cost line
   const work = (n: number): number => indexOfWork(() => stream(fixedChunks(msg(n), 16), o))
   const [w1, w4] = [work(4096), work(16384)]
   t.ok(w4 <= 5 * w1, `4x the newlines, ${(w4 / w1).toFixed(2)}x the characters searched (was ~16x)`)
-  for (const tail of ['', '</write_to_file>', '</write_to_', '</content>y</content>\n\n</write_to_file>', 'more</content>\n</wr', '\n</conte']) {
+  for (const tail of ['', '</write_to_file>', '</write_to_', '</content>y</content>\n\n</write_to_file>', 'more</content>\n</wr', '\n</conte',
+    // inside another param the view sees the start of the tool's closing tag grow piece by piece
+    '<path>p</content>\n</write_to_file</path></write_to_file>', '<path>p</content> </write_to_fx</path>']) {
     const text = msg(300) + tail
     const want = whole(text, o)
     for (const size of [1, 5, 16]) t.same(stream(fixedChunks(text, size), o), want, `${JSON.stringify(tail)}, ${size}-byte chunks = one-shot`)

@@ -12,7 +12,7 @@ import { TagstreamError } from '../errors.js'
  * given explicitly wins over the profile.
  * @example
  * ```ts
- * const opts: ParseOptions = { profile: 'robust', reasoningTags: ['thinking'], idGenerator: () => 'id' }
+ * const opts: ParseOptions = { profile: 'robust', reasoningTags: ['thinking'], idGenerator: () => 'id', maxDiagnostics: 100 }
  * ```
  */
 export interface ParseOptions {
