@@ -91,7 +91,9 @@ export interface Diagnostic {
  * - `ignored-content`: non-blank text or an unknown tag inside a tool, outside any parameter, was dropped;
  * - `unclosed-tool`: the input ended inside a tool call;
  * - `unclosed-param`: the input ended inside a parameter value;
- * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`).
+ * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`);
+ * - `diagnostics-dropped`: the last one, when `maxDiagnostics` was reached: how many more were
+ *   found and left out (its offset is the first one left out).
  */
 export type DiagnosticCode =
   | 'unknown-tool'
@@ -99,6 +101,7 @@ export type DiagnosticCode =
   | 'unclosed-tool'
   | 'unclosed-param'
   | 'truncated-open-tag'
+  | 'diagnostics-dropped'
 
 /**
  * Path of a string inside a block: `content` (text blocks), `reasoning` (reasoning blocks) or
