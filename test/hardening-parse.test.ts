@@ -4,7 +4,7 @@
 // has the timings). Then the diagnostics cap (maxDiagnostics).
 import t from 'tap'
 import fc from 'fast-check'
-import { parseAssistantMessage, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ParseOptions, type ToolUseBlock } from '../lib/index.js'
+import { parseAssistantMessage, parseWithDiagnostics, applyDiff, type Block, type BlockDiff, type DiffRecord, type Diagnostic, type ParseOptions, type ToolUseBlock } from '../lib/index.js'
 import { DiffSession, type StreamParseOptions } from '../lib/streams/session.js'
 import { Engine, lenientInner } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
@@ -29,7 +29,7 @@ function stream(chunks: string[], opts: StreamParseOptions): Streamed {
 function whole(text: string, opts: ParseOptions): Streamed {
   const o = { idGenerator: counter(), ...opts, final: true }
   if (!resolveOptions(o).diagnostics) return { blocks: parseAssistantMessage(text, o), diagnostics: [] }
-  const r = parseAssistantMessage(text, { ...o, diagnostics: true })
+  const r = parseWithDiagnostics(text, o)
   return { blocks: r.blocks, diagnostics: r.diagnostics }
 }
 
@@ -160,14 +160,14 @@ t.test('item 9: lenient tags are read without backtracking', async (t) => {
 
 t.test('item 8: diagnostics are capped by maxDiagnostics, with one record of what was dropped', async (t) => {
   const flood = '<a_b>'.repeat(5000)
-  const r = parseAssistantMessage(flood, { profile: 'robust' })
+  const r = parseWithDiagnostics(flood, { profile: 'robust' })
   t.equal(r.diagnostics.length, 1001, 'the default cap of 1000, and one more')
   t.same(r.diagnostics.slice(0, 2).map((d) => [d.code, d.offset]), [['unknown-tool', 0], ['unknown-tool', 5]])
   t.match(r.diagnostics.at(-1), { code: 'diagnostics-dropped', offset: 5000, message: /^4000 more diagnostics were found and left out after the first 1000/ })
 
-  const codes = (s: string, o: ParseOptions): string[] => parseAssistantMessage(s, { ...o, diagnostics: true }).diagnostics.map((d) => d.code)
+  const codes = (s: string, o: ParseOptions): string[] => parseWithDiagnostics(s, o).diagnostics.map((d) => d.code)
   t.same(codes('<a_b><c_d><e_f>', { maxDiagnostics: 2 }), ['unknown-tool', 'unknown-tool', 'diagnostics-dropped'])
-  t.match(parseAssistantMessage('<a_b><c_d><e_f>', { diagnostics: true, maxDiagnostics: 2 }).diagnostics[2], { offset: 10, message: /^1 more diagnostic was found/ })
+  t.match(parseWithDiagnostics('<a_b><c_d><e_f>', { maxDiagnostics: 2 }).diagnostics[2], { offset: 10, message: /^1 more diagnostic was found/ })
   t.same(codes('<a_b><c_d>', { maxDiagnostics: 2 }), ['unknown-tool', 'unknown-tool'], 'nothing dropped, no record')
   t.same(codes('<a_b><read_file>x<path>a</path>y', { maxDiagnostics: 0 }), ['ignored-content', 'unclosed-tool', 'diagnostics-dropped'],
     'the end-of-input ones are always reported, the dropped record comes last')
