@@ -59,6 +59,11 @@ function checkName(kind: string, name: unknown): string {
       { kind, name },
     )
   }
+  // blocks keep params in plain objects, and diffs name them by path: this one name would
+  // write a prototype instead of a param (ERR_INVALID_DIFF refuses it too)
+  if (name === '__proto__') {
+    throw new TagstreamError('ERR_INVALID_DIALECT', `invalid ${kind} name "__proto__": it cannot be a tag name`, { kind, name })
+  }
   return name
 }
 
@@ -102,7 +107,8 @@ export function defineDialect(spec: DialectSpec): Dialect {
       throw new TagstreamError('ERR_INVALID_DIALECT', `read-only tool ${JSON.stringify(t)} is not one of the tools`, { name: t })
     }
   }
-  const greedy: Record<string, readonly string[]> = { ...(base?.greedy ?? {}) }
+  // keyed by tool names, so no prototype: a tool named constructor has no greedy params
+  const greedy: Record<string, readonly string[]> = Object.assign(Object.create(null) as Record<string, readonly string[]>, base?.greedy ?? {})
   for (const [tool, names] of Object.entries(spec.greedy ?? {})) {
     checkName('tool', tool)
     if (!toolSet.has(tool)) {

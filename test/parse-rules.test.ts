@@ -73,6 +73,18 @@ t.test('dialect validation names the bad name', async (t) => {
   t.same(strip(parseAssistantMessage('<use_subagent_docs><topic>x</topic></use_subagent_docs>', { dialect: d })), [tool('use_subagent_docs', { topic: 'x' })])
 })
 
+t.test('names that objects inherit are ordinary names; __proto__ is refused', async (t) => {
+  for (const kind of ['tools', 'params'] as const) {
+    t.throws(() => defineDialect({ tools: kind === 'tools' ? ['__proto__'] : ['a'], params: kind === 'params' ? ['__proto__'] : ['p'] }), { code: 'ERR_INVALID_DIALECT', message: /__proto__/ })
+  }
+  const d = defineDialect({ extends: clineDialect, tools: ['constructor', 'toString'], params: ['constructor', 'hasOwnProperty'] })
+  t.same(strip(parseAssistantMessage('<constructor><path>a</path><constructor>x</constructor></constructor><toString><hasOwnProperty>y</hasOwnProperty></toString>', { dialect: d })),
+    [tool('constructor', { path: 'a', constructor: 'x' }), tool('toString', { hasOwnProperty: 'y' })], 'no greedy rule or param is inherited')
+  // a dialect given as a plain object (not made by defineDialect) inherits from Object.prototype
+  const plain = { tools: ['constructor'], params: ['path'], readOnlyTools: [], greedy: { write_to_file: ['content'] } }
+  t.same(strip(parseAssistantMessage('<constructor><path>a</path></constructor>', { dialect: plain })), [tool('constructor', { path: 'a' })])
+})
+
 t.test('bad options give ERR_INVALID_OPTION', async (t) => {
   t.throws(() => parseAssistantMessage('x', { profile: 'fast' as 'cline' }), { code: 'ERR_INVALID_OPTION' })
   t.throws(() => parseAssistantMessage('x', { codeFences: 'yes' as unknown as boolean }), { code: 'ERR_INVALID_OPTION' })

@@ -752,7 +752,8 @@ export class Engine {
 
   private openTool(name: string): void {
     this.runW = null // a body range left by an unclosed tool is not this one's
-    const greedy = this.greedy[name]
+    // own keys only: a dialect given as a plain object inherits `constructor` and friends
+    const greedy = Object.hasOwn(this.greedy, name) ? this.greedy[name] : undefined
     this.tool = {
       name,
       call_id: this.o.idGenerator(),
