@@ -146,7 +146,7 @@ for (let k = 0; k < SIZES.length; k++) {
   worstRobust = Math.max(worstRobust, ratio)
   robustRows.push([fmtSize(bytes), `${num(mbps(bytes, cline.ms))}`, `${num(mbps(bytes, robust.ms))}`, `${num(ratio)}×`])
 }
-console.log("### Robust profile vs cline (parseAssistantMessage on the realistic messages; `profile: 'robust'` = every option of SPEC 4, diagnostics included)\n")
+console.log("### Robust profile vs cline (parseAssistantMessage on the realistic messages; `profile: 'robust'` = every option of SPEC 4; parseAssistantMessage computes no diagnostics, which it does not return)\n")
 // streamed, as the BlockParser is used: 200 KB in 16-byte chunks
 const streamed = chunk(messages[1], 16)
 const streamWith = (opts) => () => pipeline(Readable.from(streamed), createBlockParser(opts), new Writable({ objectMode: true, write(_d, _e, cb) { cb() } }))

@@ -12,6 +12,7 @@ import { TagstreamError } from './errors.js'
  * const d: Dialect = defineDialect({ tools: ['ask'], params: ['question'] })
  * d.tools.includes('ask') // true
  * ```
+ * @group Parsing
  */
 export interface Dialect {
   /** Tool names, in a stable order. */
@@ -30,6 +31,7 @@ export interface Dialect {
  * ```ts
  * const spec: DialectSpec = { tools: ['use_subagent_docs'], params: ['prompt'], extends: clineDialect }
  * ```
+ * @group Parsing
  */
 export interface DialectSpec {
   /** Tool names. */
@@ -46,7 +48,10 @@ export interface DialectSpec {
 
 const BAD_NAME = /[<>/\s]/u
 
-/** A usable tag name: non-empty, without `<`, `>`, `/` or white space. @internal */
+/**
+ * A usable tag name: non-empty, without `<`, `>`, `/` or white space. @internal
+ * @group Parsing
+ */
 export function isTagName(name: unknown): name is string {
   return typeof name === 'string' && name.length > 0 && !BAD_NAME.test(name)
 }
@@ -89,6 +94,7 @@ function uniqueNames(kind: string, base: readonly string[], extra: readonly stri
  * const dialect = defineDialect({ extends: clineDialect, tools: ['use_subagent_docs'], params: [] })
  * parseAssistantMessage('<use_subagent_docs><prompt>hi</prompt></use_subagent_docs>', { dialect })
  * ```
+ * @group Parsing
  */
 export function defineDialect(spec: DialectSpec): Dialect {
   if (spec === null || typeof spec !== 'object') {
@@ -136,6 +142,7 @@ export function defineDialect(spec: DialectSpec): Dialect {
  * ```ts
  * clineDialect.tools.length // 27
  * ```
+ * @group Parsing
  */
 export const clineDialect: Dialect = defineDialect({
   tools: [

@@ -10,6 +10,7 @@
  *   `BlockAccumulator` and the Presenter alike);
  * - `ERR_BAD_LOG`: a malformed line or event in a log being replayed;
  * - `ERR_USAGE`: bad command-line usage.
+ * @group Errors
  */
 export type TagstreamErrorCode =
   | 'ERR_MESSAGE_TOO_LARGE'
@@ -29,6 +30,7 @@ export type TagstreamErrorCode =
  *   if (err instanceof TagstreamError && err.code === 'ERR_MESSAGE_TOO_LARGE') console.log(parser.blocks)
  * })
  * ```
+ * @group Errors
  */
 export class TagstreamError extends Error {
   /** Stable machine-readable code. */

@@ -3,7 +3,7 @@
  *
  * Rings, from the inside out: the pure parser and diff helpers; the streams that wrap them
  * (BlockParser, Presenter); log readers and replay; the CLI under `examples/`.
- * @module
+ * @module API
  */
 export type {
   Block, TextBlock, ToolUseBlock, ReasoningBlock, Diagnostic, DiagnosticCode, BlockPath,

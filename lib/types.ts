@@ -9,6 +9,7 @@
  * ```ts
  * const b: TextBlock = { type: 'text', content: 'I will read it.', partial: false }
  * ```
+ * @group Parsing
  */
 export interface TextBlock {
   /** Discriminant. */
@@ -28,6 +29,7 @@ export interface TextBlock {
  *   partial: false, call_id: 'V1StGXR8', isNativeToolCall: false,
  * }
  * ```
+ * @group Parsing
  */
 export interface ToolUseBlock {
   /** Discriminant. */
@@ -56,6 +58,7 @@ export interface ToolUseBlock {
  * ```ts
  * const b: ReasoningBlock = { type: 'reasoning', reasoning: 'Read first.', partial: false }
  * ```
+ * @group Parsing
  */
 export interface ReasoningBlock {
   /** Discriminant. */
@@ -66,7 +69,10 @@ export interface ReasoningBlock {
   partial: boolean
 }
 
-/** Any block of a parsed assistant message. */
+/**
+ * Any block of a parsed assistant message.
+ * @group Parsing
+ */
 export type Block = TextBlock | ToolUseBlock | ReasoningBlock
 
 /**
@@ -75,6 +81,7 @@ export type Block = TextBlock | ToolUseBlock | ReasoningBlock
  * ```ts
  * const d: Diagnostic = { code: 'unknown-tool', message: 'unknown tool tag <write_file>', offset: 12 }
  * ```
+ * @group Parsing
  */
 export interface Diagnostic {
   /** Stable machine-readable code; see {@link DiagnosticCode}. */
@@ -94,6 +101,7 @@ export interface Diagnostic {
  * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`);
  * - `diagnostics-dropped`: the last one, when `maxDiagnostics` was reached: how many more were
  *   found and left out (its offset is the first one left out).
+ * @group Parsing
  */
 export type DiagnosticCode =
   | 'unknown-tool'
@@ -106,10 +114,14 @@ export type DiagnosticCode =
 /**
  * Path of a string inside a block: `content` (text blocks), `reasoning` (reasoning blocks) or
  * `params.<name>` (tool blocks; any name but `__proto__`).
+ * @group Parsing
  */
 export type BlockPath = string
 
-/** `{op:'add'}`: a new block at `index`, which equals the current length. */
+/**
+ * `{op:'add'}`: a new block at `index`, which equals the current length.
+ * @group Diffs
+ */
 export interface AddDiff {
   /** Discriminant. */
   op: 'add'
@@ -119,7 +131,10 @@ export interface AddDiff {
   block: Block
 }
 
-/** `{op:'append'}`: the string at `path` of block `index` grew by `text`. */
+/**
+ * `{op:'append'}`: the string at `path` of block `index` grew by `text`.
+ * @group Diffs
+ */
 export interface AppendDiff {
   /** Discriminant. */
   op: 'append'
@@ -131,7 +146,10 @@ export interface AppendDiff {
   text: string
 }
 
-/** `{op:'set'}`: the string at `path` of block `index` was set to `value` (a new param, or a change that is not an append). */
+/**
+ * `{op:'set'}`: the string at `path` of block `index` was set to `value` (a new param, or a change that is not an append).
+ * @group Diffs
+ */
 export interface SetDiff {
   /** Discriminant. */
   op: 'set'
@@ -143,7 +161,10 @@ export interface SetDiff {
   value: string
 }
 
-/** `{op:'complete'}`: block `index` is no longer partial. */
+/**
+ * `{op:'complete'}`: block `index` is no longer partial.
+ * @group Diffs
+ */
 export interface CompleteDiff {
   /** Discriminant. */
   op: 'complete'
@@ -151,7 +172,10 @@ export interface CompleteDiff {
   index: number
 }
 
-/** `{op:'truncate'}`: blocks from `length` on disappeared. */
+/**
+ * `{op:'truncate'}`: blocks from `length` on disappeared.
+ * @group Diffs
+ */
 export interface TruncateDiff {
   /** Discriminant. */
   op: 'truncate'
@@ -159,7 +183,10 @@ export interface TruncateDiff {
   length: number
 }
 
-/** `{op:'replace'}`: block `index` changed in another way and is given whole. */
+/**
+ * `{op:'replace'}`: block `index` changed in another way and is given whole.
+ * @group Diffs
+ */
 export interface ReplaceDiff {
   /** Discriminant. */
   op: 'replace'
@@ -176,10 +203,14 @@ export interface ReplaceDiff {
  * ```ts
  * const d: BlockDiff = { op: 'append', index: 0, path: 'content', text: ' world' }
  * ```
+ * @group Diffs
  */
 export type BlockDiff = AddDiff | AppendDiff | SetDiff | CompleteDiff | TruncateDiff | ReplaceDiff
 
-/** `{op:'message'}`: the diffs that follow belong to message `id` (replays of several messages). */
+/**
+ * `{op:'message'}`: the diffs that follow belong to message `id` (replays of several messages).
+ * @group Diffs
+ */
 export interface MessageMarker {
   /** Discriminant. */
   op: 'message'
@@ -189,7 +220,10 @@ export interface MessageMarker {
   meta?: Record<string, unknown>
 }
 
-/** `{op:'end'}`: message `id` has no more diffs. */
+/**
+ * `{op:'end'}`: message `id` has no more diffs.
+ * @group Diffs
+ */
 export interface EndMarker {
   /** Discriminant. */
   op: 'end'
@@ -197,7 +231,10 @@ export interface EndMarker {
   id: string
 }
 
-/** `{op:'diagnostic'}`: a diagnostic among the diffs (opt-in with `diagnosticRecords`). */
+/**
+ * `{op:'diagnostic'}`: a diagnostic among the diffs (opt-in with `diagnosticRecords`).
+ * @group Diffs
+ */
 export interface DiagnosticRecord extends Diagnostic {
   /** Discriminant. */
   op: 'diagnostic'
@@ -206,5 +243,6 @@ export interface DiagnosticRecord extends Diagnostic {
 /**
  * Everything that can travel between a BlockParser and a Presenter: diffs, message markers and
  * diagnostic records.
+ * @group Diffs
  */
 export type DiffRecord = BlockDiff | MessageMarker | EndMarker | DiagnosticRecord

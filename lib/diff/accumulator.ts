@@ -32,6 +32,7 @@ import { checkDiff, setParam } from './validate.js'
  * acc.json() // '[{"type":"text","content":"Hi there","partial":false}]', as JSON.stringify(acc.blocks)
  * acc.reset() // the next message
  * ```
+ * @group Diffs
  */
 export class BlockAccumulator {
   private list: Block[] = []

@@ -10,6 +10,7 @@ import type { TagstreamError } from '../errors.js'
 /**
  * A string field that is known to have grown by appending since the previous snapshot, so the
  * differ need not compare the whole string. @internal
+ * @group Diffs
  */
 export interface AppendHint {
   index: number
@@ -38,6 +39,7 @@ function sameKeysPrefix(a: Record<string, string>, b: Record<string, string>): b
 
 /**
  * Pushes the diffs that take block `a` to block `b` at `index`. @internal
+ * @group Diffs
  */
 export function diffBlock(out: BlockDiff[], index: number, a: Block, b: Block, hint?: AppendHint): void {
   if (a === b) return
@@ -79,6 +81,7 @@ export function diffBlock(out: BlockDiff[], index: number, a: Block, b: Block, h
  * )
  * // [ { op: 'append', index: 0, path: 'content', text: 'lo' }, { op: 'complete', index: 0 } ]
  * ```
+ * @group Diffs
  */
 export function diffBlocks(prev: readonly Block[], next: readonly Block[]): BlockDiff[] {
   const out: BlockDiff[] = []
@@ -97,7 +100,10 @@ function setPath(block: Block, path: string, value: string): Block {
   return { ...block, params }
 }
 
-/** Does diff `path` name a string of this kind of block (`content`, `reasoning`, `params.<name>`)? @internal */
+/**
+ * Does diff `path` name a string of this kind of block (`content`, `reasoning`, `params.<name>`)? @internal
+ * @group Diffs
+ */
 export function pathFits(block: Block, path: unknown): path is string {
   if (block.type === 'text') return path === 'content'
   if (block.type === 'reasoning') return path === 'reasoning'
@@ -107,6 +113,7 @@ export function pathFits(block: Block, path: unknown): path is string {
 /**
  * The string at diff `path` of `block`; undefined if the path does not fit or names no param yet
  * (an own property: never `constructor` or another name inherited from `Object.prototype`). @internal
+ * @group Diffs
  */
 export function fieldAt(block: Block, path: unknown): string | undefined {
   if (!pathFits(block, path)) return undefined
@@ -139,6 +146,7 @@ export function fieldAt(block: Block, path: unknown): string | undefined {
  * blocks = applyDiff(blocks, { op: 'append', index: 0, path: 'content', text: ' there' })
  * blocks[0] // { type: 'text', content: 'Hi there', partial: true }
  * ```
+ * @group Diffs
  */
 export function applyDiff(blocks: readonly Block[], diff: BlockDiff): Block[] {
   if (!Array.isArray(blocks)) invalidDiff(diff, 'applyDiff needs the block array it applies to')

@@ -17,6 +17,7 @@ const BLOCK_OPS: ReadonlySet<unknown> = new Set(['add', 'append', 'set', 'comple
  * let blocks: Block[] = []
  * for await (const r of replayDiffs(readLog(file))) if (isBlockDiff(r)) blocks = applyDiff(blocks, r)
  * ```
+ * @group Diffs
  */
 export function isBlockDiff(record: DiffRecord | Block[]): record is BlockDiff {
   return !Array.isArray(record) && BLOCK_OPS.has(record.op)
@@ -29,6 +30,7 @@ export function isBlockDiff(record: DiffRecord | Block[]): record is BlockDiff {
  * ```ts
  * if (isMarker(r) && r.op === 'message') blocks = []
  * ```
+ * @group Diffs
  */
 export function isMarker(record: DiffRecord | Block[]): record is MessageMarker | EndMarker {
   return !Array.isArray(record) && (record.op === 'message' || record.op === 'end')
@@ -40,6 +42,7 @@ export function isMarker(record: DiffRecord | Block[]): record is MessageMarker 
  * ```ts
  * if (isDiagnosticRecord(r)) console.warn(r.code, r.message)
  * ```
+ * @group Diffs
  */
 export function isDiagnosticRecord(record: DiffRecord | Block[]): record is DiagnosticRecord {
   return !Array.isArray(record) && record.op === 'diagnostic'

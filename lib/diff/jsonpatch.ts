@@ -11,6 +11,7 @@ import { checkDiff, invalidDiff } from './validate.js'
  * ```ts
  * const op: JsonPatchOperation = { op: 'replace', path: '/0/content', value: 'Hello' }
  * ```
+ * @group Diffs
  */
 export interface JsonPatchOperation {
   /** The RFC 6902 operation; tagstream uses `add`, `replace` and `remove`. */
@@ -42,6 +43,7 @@ function pointer(index: number, path: string): string {
  * import { toJsonPatch } from 'tagstream'
  * toJsonPatch({ op: 'complete', index: 2 }) // [ { op: 'replace', path: '/2/partial', value: false } ]
  * ```
+ * @group Diffs
  */
 export function toJsonPatch(diff: BlockDiff, blocks?: readonly unknown[]): JsonPatchOperation[] {
   if (blocks !== undefined && !Array.isArray(blocks)) invalidDiff(diff, 'toJsonPatch: the block array must be an array')

@@ -36,6 +36,7 @@ function describeValue(v: unknown, depth: number): string {
 /**
  * A short JavaScript-like rendering of a (possibly hostile) diff for an error message, e.g.
  * `{op:'complete',index:'__proto__'}`. Never throws, at most about 200 characters. @internal
+ * @group Diffs
  */
 export function describeDiff(diff: unknown): string {
   let s: string
@@ -47,7 +48,10 @@ export function describeDiff(diff: unknown): string {
   return s.length > MAX_DESCRIBE ? s.slice(0, MAX_DESCRIBE) + '…' : s
 }
 
-/** Throws the `ERR_INVALID_DIFF` error for `diff`. @internal */
+/**
+ * Throws the `ERR_INVALID_DIFF` error for `diff`. @internal
+ * @group Diffs
+ */
 export function invalidDiff(diff: unknown, why: string): never {
   throw new TagstreamError('ERR_INVALID_DIFF', `invalid diff ${describeDiff(diff)}: ${why}`, { diff })
 }
@@ -103,6 +107,7 @@ function blockProblem(b: unknown): string | undefined {
  * field, a boolean `partial`; a tool block with string `name` and `call_id`, boolean
  * `isNativeToolCall`, optional boolean `truncated`, and a plain `params` object whose own values
  * are all strings. Throws `ERR_INVALID_DIFF` naming `diff` otherwise. @internal
+ * @group Diffs
  */
 export function checkBlock(b: unknown, diff: unknown): asserts b is Block {
   const why = blockProblem(b)
@@ -155,6 +160,7 @@ function checkPath(diff: { path?: unknown }, block: Block | undefined, append: b
  * Throws a `TagstreamError` `ERR_INVALID_DIFF` naming the diff otherwise. Markers and diagnostic
  * records are not diffs: the callers that accept them handle them before this check.
  * @internal
+ * @group Diffs
  */
 export function checkDiff(diff: unknown, blocks: readonly unknown[] | undefined): asserts diff is BlockDiff {
   if (diff === null || typeof diff !== 'object') invalidDiff(diff, 'a diff must be an object')
@@ -203,7 +209,10 @@ export function checkDiff(diff: unknown, blocks: readonly unknown[] | undefined)
   }
 }
 
-/** Checks every element of a snapshot record (a `Block[]` sent instead of diffs). @internal */
+/**
+ * Checks every element of a snapshot record (a `Block[]` sent instead of diffs). @internal
+ * @group Diffs
+ */
 export function checkSnapshot(blocks: readonly unknown[]): asserts blocks is Block[] {
   for (let i = 0; i < blocks.length; i++) {
     const why = blockProblem(blocks[i])
@@ -214,6 +223,7 @@ export function checkSnapshot(blocks: readonly unknown[]): asserts blocks is Blo
 /**
  * Sets param `name` as an own data property, whatever the name: an assignment would call a setter
  * inherited from the prototype, and `__proto__`'s replaces the prototype. @internal
+ * @group Diffs
  */
 export function setParam(params: Record<string, string>, name: string, value: string): void {
   if (name === '__proto__' || !hasOwn(params, name)) {
@@ -223,7 +233,10 @@ export function setParam(params: Record<string, string>, name: string, value: st
   }
 }
 
-/** Param `name` if it is an own property, else `undefined` (never `constructor` from the prototype). @internal */
+/**
+ * Param `name` if it is an own property, else `undefined` (never `constructor` from the prototype). @internal
+ * @group Diffs
+ */
 export function getParam(params: Record<string, string>, name: string): string | undefined {
   return hasOwn(params, name) ? params[name] : undefined
 }

@@ -56,6 +56,7 @@ function isSpace(c: number): boolean {
  * Returns slash + name, or null when `raw` has another shape. By hand, in one pass: the
  * equivalent regex (`^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$`) backtracks cubically on a run of
  * blanks followed by two words, and a streamed window ending in one ran it on every chunk.
+ * @group Parsing
  */
 export function lenientInner(raw: string): string | null {
   const n = raw.length
@@ -95,7 +96,10 @@ function indexOrEnd(w: string, c: string, from: number): number {
   return i < 0 ? w.length : i
 }
 
-/** The field of the open block that is still growing, and how its rendering relates to `core`. */
+/**
+ * The field of the open block that is still growing, and how its rendering relates to `core`.
+ * @group Parsing
+ */
 export interface OpenField {
   path: string
   field: Field

@@ -9,7 +9,10 @@ const NAMED = new Map([['amp', '&'], ['lt', '<'], ['gt', '>'], ['quot', '"'], ['
 /** A trailing fragment that more text could still turn into an entity. */
 const PARTIAL = /&(?:[a-z]{0,4}|#[0-9]{0,8}|#[xX][0-9a-fA-F]{0,8})$/u
 
-/** Decodes every complete entity of `s`. By hand: code is full of `&&`, and a regex replace with a callback is slow. */
+/**
+ * Decodes every complete entity of `s`. By hand: code is full of `&&`, and a regex replace with a callback is slow.
+ * @group Parsing
+ */
 export function decodeEntities(s: string): string {
   let amp = s.indexOf('&')
   if (amp < 0) return s
@@ -39,7 +42,10 @@ export function decodeEntities(s: string): string {
   return last === 0 ? s : out + s.slice(last)
 }
 
-/** Index where a trailing possible-entity fragment starts, or `s.length`. */
+/**
+ * Index where a trailing possible-entity fragment starts, or `s.length`.
+ * @group Parsing
+ */
 export function partialEntityStart(s: string): number {
   const amp = s.lastIndexOf('&')
   if (amp < 0 || s.length - amp > 11) return s.length

@@ -13,7 +13,10 @@
 import { decodeEntities, partialEntityStart } from './entities.js'
 import { Rope } from './rope.js'
 
-/** What {@link Field.mark} keeps. */
+/**
+ * What {@link Field.mark} keeps.
+ * @group Parsing
+ */
 export interface FieldMark {
   length: number
   ws: string

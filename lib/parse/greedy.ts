@@ -9,7 +9,10 @@ import { Field } from './field.js'
 import { decodeEntities } from './entities.js'
 import type { Rope } from './rope.js'
 
-/** What a tool with greedy params keeps of its body for the final rule (see Engine.bodyTo). */
+/**
+ * What a tool with greedy params keeps of its body for the final rule (see Engine.bodyTo).
+ * @group Parsing
+ */
 export interface GreedyBody {
   params: Record<string, string>
   /** Raw text of the tool's body so far, kept only for tools with greedy params. */
@@ -31,6 +34,7 @@ export interface GreedyBody {
  * first opening tag, holding back only what may turn out to be the end (a last closing tag
  * followed by white space and the start of the tool's closing tag, or a cut closing tag), so
  * every streamed value is a prefix of the final one.
+ * @group Parsing
  */
 export class GreedyView {
   readonly field: Field
@@ -120,7 +124,10 @@ export class GreedyView {
   }
 }
 
-/** SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body. */
+/**
+ * SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body.
+ * @group Parsing
+ */
 export function applyGreedy(tool: GreedyBody, names: readonly string[], decode: boolean): void {
   if (tool.firstRaw !== null) {
     // the short path of bodyTo: one greedy param, its first opening tag the first of the body

@@ -14,6 +14,7 @@ import { TagstreamError } from '../errors.js'
  * ```ts
  * const opts: ParseOptions = { profile: 'robust', reasoningTags: ['thinking'], idGenerator: () => 'id', maxDiagnostics: 100 }
  * ```
+ * @group Parsing
  */
 export interface ParseOptions {
   /** Tag names; default {@link clineDialect}. */
@@ -54,7 +55,10 @@ export interface ParseOptions {
   final?: boolean
 }
 
-/** The flat, resolved configuration. @internal */
+/**
+ * The flat, resolved configuration. @internal
+ * @group Parsing
+ */
 export interface ResolvedOptions {
   dialect: Dialect
   idGenerator: () => string
@@ -69,7 +73,10 @@ export interface ResolvedOptions {
   maxDiagnostics: number
 }
 
-/** Default of {@link ParseOptions.maxDiagnostics}. @internal */
+/**
+ * Default of {@link ParseOptions.maxDiagnostics}. @internal
+ * @group Parsing
+ */
 export const DEFAULT_MAX_DIAGNOSTICS = 1000
 
 const defaultIds = (): string => nanoid(8)
@@ -82,7 +89,10 @@ function flag(v: unknown, name: string, dflt: boolean): boolean {
   return v
 }
 
-/** @internal */
+/**
+ * @internal
+ * @group Parsing
+ */
 export function resolveOptions(o: ParseOptions = {}): ResolvedOptions {
   const profile = o.profile ?? 'cline'
   if (profile !== 'cline' && profile !== 'robust') {

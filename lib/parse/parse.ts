@@ -12,6 +12,7 @@ import { resolveOptions, type ParseOptions } from './options.js'
  * ```ts
  * const { blocks, diagnostics }: ParseResult = parseWithDiagnostics('<write_file>')
  * ```
+ * @group Parsing
  */
 export interface ParseResult {
   /** The parsed blocks. */
@@ -37,6 +38,7 @@ export interface ParseResult {
  * //   { type: 'tool_use', name: 'read_file', params: { path: 'src/a.ts' }, partial: false,
  * //     call_id: 'V1StGXR8', isNativeToolCall: false } ]
  * ```
+ * @group Parsing
  */
 export function parseAssistantMessage(text: string, options: ParseOptions = {}): Block[] {
   // diagnostics change no block, and nobody would read them here
@@ -57,6 +59,7 @@ export function parseAssistantMessage(text: string, options: ParseOptions = {}):
  * parseWithDiagnostics('Let me write it. <write_file><path>a</path>', { profile: 'robust' }).diagnostics
  * // [ { code: 'unknown-tool', message: '<write_file> is not a tool of this dialect…', offset: 17 }, … ]
  * ```
+ * @group Parsing
  */
 export function parseWithDiagnostics(text: string, options: ParseOptions = {}): ParseResult {
   const engine = new Engine(resolveOptions({ ...options, diagnostics: true }))

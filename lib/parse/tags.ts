@@ -7,7 +7,10 @@
  */
 import type { Dialect } from '../dialect.js'
 
-/** Tag names of one mode, with every prefix of every tag for "could this still become a tag?". */
+/**
+ * Tag names of one mode, with every prefix of every tag for "could this still become a tag?".
+ * @group Parsing
+ */
 export class TagSet {
   readonly names = new Set<string>()
   readonly prefixes = new Set<string>()
@@ -19,7 +22,10 @@ export class TagSet {
   }
 }
 
-/** The lookup tables of a dialect, built once per dialect and reasoning tags (dialects are frozen). */
+/**
+ * The lookup tables of a dialect, built once per dialect and reasoning tags (dialects are frozen).
+ * @group Parsing
+ */
 export interface Tables {
   tools: Set<string>
   params: Set<string>
@@ -47,7 +53,10 @@ export function tables(d: Dialect, reasoning: readonly string[]): Tables {
   return t
 }
 
-/** A snake_case name, or one within two edits of a tool's, reads as an attempted tool call. */
+/**
+ * A snake_case name, or one within two edits of a tool's, reads as an attempted tool call.
+ * @group Parsing
+ */
 export function looksLikeTool(name: string, tools: Set<string>): boolean {
   if (/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/u.test(name)) return true
   if (name.length < 5) return false

@@ -31,6 +31,7 @@ const FENCE_OPENER = /```[a-zA-Z0-9_-]+$/
  * The result equals the original implementation's for every case of
  * `conformance/present-text.cline.jsonl`, including its quirks (a cut partial tag also trims the
  * text before it; a `<` followed by something that is not a bare tag name, such as `1 < 2`, stays).
+ * @group Presenter
  * @param content - the block's `content`, as parsed
  * @param partial - the block's `partial` flag: the fence opener is only cut on complete blocks,
  *   since while streaming it may still become a code block
@@ -54,6 +55,7 @@ export function cleanDisplayText(content: string, partial: boolean): string {
  * `cutFenceOpener(cleanDisplayText(content, true))`, which lets the Presenter finish a block from
  * its incremental cleaner instead of cleaning the whole text again.
  * @internal
+ * @group Presenter
  */
 export function cutFenceOpener(text: string): string {
   if (!text.includes('```')) return text
@@ -247,6 +249,7 @@ const HEAD_NONE = 4
  * flushes the few kept-back characters through the passes and picks its result from those
  * parts; nothing is sliced or scanned again.
  * @internal
+ * @group Presenter
  */
 export class TextCleaner {
   private readonly passes = STRIP.map(([tag]) => new StripPass(tag, tag.startsWith('</')))

@@ -13,6 +13,7 @@ import { checkBlock, checkDiff, setParam } from '../diff/validate.js'
  * A private copy of a block, so in-place updates never reach the sender's objects. Checks the
  * block first (`ERR_INVALID_DIFF` naming `diff`). The params copy is a plain object with the
  * same own properties. @internal
+ * @group Diffs
  */
 export function copyBlock(b: unknown, diff: unknown): Block {
   checkBlock(b, diff)
@@ -22,6 +23,7 @@ export function copyBlock(b: unknown, diff: unknown): Block {
 /**
  * Applies a diff already checked by `checkDiff` against `blocks` to them, in place: a param is
  * always written as an own property. @internal
+ * @group Diffs
  */
 export function applyChecked(blocks: Block[], diff: BlockDiff): void {
   switch (diff.op) {
@@ -53,6 +55,7 @@ export function applyChecked(blocks: Block[], diff: BlockDiff): void {
  * Applies one diff to `blocks` in place. Throws a TagstreamError `ERR_INVALID_DIFF` (having changed
  * nothing) when the diff does not fit, as {@link applyDiff} does.
  * @internal
+ * @group Diffs
  */
 export function applyInPlace(blocks: Block[], diff: BlockDiff): void {
   checkDiff(diff, blocks)

@@ -14,6 +14,7 @@ import { eventJson, sseEventBatches } from './sse.js'
  * `content_block_start` may already carry text. Signatures, `input_json_delta` (native tool
  * calls) and the other events carry no text.
  * @internal
+ * @group Replay
  */
 export function anthropicDelta(event: unknown): ModelChunk | null {
   if (!isObject(event)) return null
@@ -42,6 +43,7 @@ export function anthropicDelta(event: unknown): ModelChunk | null {
  * const stream = await new Anthropic().messages.create({ model, max_tokens: 1024, messages, stream: true })
  * for await (const c of anthropicChunks(stream)) console.log(c.kind, c.text)
  * ```
+ * @group Replay
  */
 export async function* anthropicChunks(stream: AsyncIterable<unknown>): AsyncGenerator<ModelChunk, void, undefined> {
   for await (const event of stream) {
@@ -61,6 +63,7 @@ export async function* anthropicChunks(stream: AsyncIterable<unknown>): AsyncGen
  * const stream = await client.messages.create({ model, max_tokens: 1024, messages, stream: true })
  * await pipeline(Readable.from(anthropicText(stream)), createBlockParser(), presenter)
  * ```
+ * @group Replay
  */
 export async function* anthropicText(stream: AsyncIterable<unknown>): AsyncGenerator<string, void, undefined> {
   for await (const c of anthropicChunks(stream)) if (c.kind === 'text') yield c.text
@@ -79,12 +82,16 @@ export async function* anthropicText(stream: AsyncIterable<unknown>): AsyncGener
  * import { readAnthropicSse } from 'tagstream'
  * for await (const e of readAnthropicSse(createReadStream('anthropic.sse'), { file: 'anthropic.sse' })) console.log(e)
  * ```
+ * @group Replay
  */
 export function readAnthropicSse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
   return flatten(anthropicSseBatches(source, options))
 }
 
-/** {@link readAnthropicSse} in batches, one per input chunk. @internal */
+/**
+ * {@link readAnthropicSse} in batches, one per input chunk. @internal
+ * @group Replay
+ */
 export async function* anthropicSseBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   let turn = 0

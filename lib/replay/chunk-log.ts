@@ -31,12 +31,16 @@ const SHAPE = 'a chunk log line is {"t": <ms>, "text": "…"} or {"meta": {…}}
  * import { readChunkLog } from 'tagstream'
  * for await (const e of readChunkLog(createReadStream('log.jsonl'), { file: 'log.jsonl' })) console.log(e)
  * ```
+ * @group Replay
  */
 export function readChunkLog(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
   return flatten(chunkLogBatches(source, options))
 }
 
-/** {@link readChunkLog} in batches, one per piece of input read. @internal */
+/**
+ * {@link readChunkLog} in batches, one per piece of input read. @internal
+ * @group Replay
+ */
 export async function* chunkLogBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   const limit = report.limit

@@ -46,6 +46,7 @@ const SHORT = 64
  * const file = 'api_conversation_history.json'
  * for await (const e of readClineHistory(createReadStream(file), { file })) console.log(e)
  * ```
+ * @group Replay
  */
 export function readClineHistory(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
   return flatten(clineHistoryBatches(source, options))
@@ -518,7 +519,10 @@ class PartFrame extends ObjectFrame {
   }
 }
 
-/** {@link readClineHistory} in batches, one per piece of input read. @internal */
+/**
+ * {@link readClineHistory} in batches, one per piece of input read. @internal
+ * @group Replay
+ */
 export async function* clineHistoryBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   const reader = new HistoryReader(report)

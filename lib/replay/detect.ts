@@ -14,10 +14,14 @@ import { flatten, peek } from './source.js'
  * The log formats of SPEC 8: `chunklog` (JSONL `{t, text}` lines, what `tagstream record`
  * writes), `cline` (a Cline `api_conversation_history.json`), `openai` and `anthropic` (SSE
  * captures of their streaming APIs).
+ * @group Replay
  */
 export type LogFormat = 'chunklog' | 'cline' | 'openai' | 'anthropic'
 
-/** Every {@link LogFormat}, for option parsing. */
+/**
+ * Every {@link LogFormat}, for option parsing.
+ * @group Replay
+ */
 export const LOG_FORMATS: readonly LogFormat[] = Object.freeze(['chunklog', 'cline', 'openai', 'anthropic'])
 
 /**
@@ -30,6 +34,7 @@ export const LOG_FORMATS: readonly LogFormat[] = Object.freeze(['chunklog', 'cli
  * detectLogFormat('[{"role":"user","content":"hi"}]') // 'cline'
  * detectLogFormat('data: {"choices":[{"delta":{"content":"Hi"}}]}\n\n') // 'openai'
  * ```
+ * @group Replay
  */
 export function detectLogFormat(head: string): LogFormat | undefined {
   const s = head.replace(/^\uFEFF/u, '').trimStart()
@@ -77,6 +82,7 @@ const EXPECTED = 'expected a chunk log (JSONL lines {"t", "text"}), a Cline hist
  * const s: SniffedLog = await sniffLog(['{"t":0,"text":"Hi"}\n'])
  * s.format // 'chunklog'
  * ```
+ * @group Replay
  */
 export interface SniffedLog {
   /** The log's format, or `undefined` when the input is no log tagstream reads (plain text). */
@@ -100,6 +106,7 @@ export interface SniffedLog {
  * const { format, source } = await sniffLog(createReadStream('input'))
  * if (format !== undefined) for await (const e of readLog(source, { format })) console.log(e)
  * ```
+ * @group Replay
  */
 export async function sniffLog(source: LogSource): Promise<SniffedLog> {
   const p = await peek(source, 4096, decisive)
@@ -112,6 +119,7 @@ export async function sniffLog(source: LogSource): Promise<SniffedLog> {
  * ```ts
  * const opts: ReadLogOptions = { file: 'x.sse', format: 'anthropic', onError: 'skip' }
  * ```
+ * @group Replay
  */
 export interface ReadLogOptions extends LogReadOptions {
   /** The format; detected from the first bytes when absent. */
@@ -129,6 +137,7 @@ export interface ReadLogOptions extends LogReadOptions {
  * import { readLog } from 'tagstream'
  * for await (const e of readLog(createReadStream('log.jsonl'), { file: 'log.jsonl' })) console.log(e)
  * ```
+ * @group Replay
  */
 export function readLog(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
   return flatten(readLogBatches(source, options))
@@ -148,6 +157,7 @@ export function readLog(source: LogSource, options: ReadLogOptions = {}): AsyncG
  *   for (const e of batch) for (const d of differ.push(e)) console.log(JSON.stringify(d))
  * }
  * ```
+ * @group Replay
  */
 export async function* readLogBatches(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   let format = options.format

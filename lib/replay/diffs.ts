@@ -19,6 +19,7 @@ import type { ReplayEvent } from './events.js'
  * ```ts
  * const opts: ReplayDiffOptions = { profile: 'robust', diagnosticRecords: true, file: 'log.jsonl' }
  * ```
+ * @group Replay
  */
 export type ReplayDiffOptions = Omit<StreamParseOptions, 'emit' | 'reparse'> & {
   /** Name of the log in error messages (default `<input>`). */
@@ -34,6 +35,7 @@ export type ReplayDiffOptions = Omit<StreamParseOptions, 'emit' | 'reparse'> & {
  * import { counterIds, createBlockParser } from 'tagstream'
  * const parser = createBlockParser({ idGenerator: counterIds() })
  * ```
+ * @group Replay
  */
 export function counterIds(prefix = 'call_'): () => string {
   let n = 0
@@ -108,6 +110,7 @@ class ReasoningSegment {
  * differ.push({ type: 'chunk', kind: 'text', text: 'Hi', t: 0 }) // [{ op: 'add', … }]
  * differ.push({ type: 'end', id: 'turn-1' })               // [{ op: 'complete', index: 0 }, { op: 'end', id: 'turn-1' }]
  * ```
+ * @group Replay
  */
 export class ReplayDiffer {
   private readonly sessionOptions: StreamParseOptions
@@ -224,6 +227,7 @@ export class ReplayDiffer {
  * import { readLog, replayDiffs } from 'tagstream'
  * for await (const d of replayDiffs(readLog(createReadStream('log.jsonl')))) console.log(JSON.stringify(d))
  * ```
+ * @group Replay
  */
 export async function* replayDiffs(
   events: AsyncIterable<ReplayEvent | readonly ReplayEvent[]> | Iterable<ReplayEvent | readonly ReplayEvent[]>,

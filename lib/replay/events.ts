@@ -12,6 +12,7 @@ import { TagstreamError } from '../errors.js'
  * ```ts
  * const e: ReplayMessageEvent = { type: 'message', id: 'turn-1', meta: { index: 1 } }
  * ```
+ * @group Replay
  */
 export interface ReplayMessageEvent {
   /** Discriminant. */
@@ -29,6 +30,7 @@ export interface ReplayMessageEvent {
  * ```ts
  * const e: ReplayChunkEvent = { type: 'chunk', kind: 'text', text: '<read_file>', t: 120 }
  * ```
+ * @group Replay
  */
 export interface ReplayChunkEvent {
   /** Discriminant. */
@@ -50,6 +52,7 @@ export interface ReplayChunkEvent {
  * ```ts
  * const e: ReplayEndEvent = { type: 'end', id: 'turn-1' }
  * ```
+ * @group Replay
  */
 export interface ReplayEndEvent {
   /** Discriminant. */
@@ -61,10 +64,14 @@ export interface ReplayEndEvent {
 /**
  * What the readers accept: a Node Readable (a file stream, stdin), or any (async) iterable of
  * text or bytes. Bytes are UTF-8.
+ * @group Replay
  */
 export type LogSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>
 
-/** Anything a log reader yields: turns framed by `message` / `end`, chunks between. */
+/**
+ * Anything a log reader yields: turns framed by `message` / `end`, chunks between.
+ * @group Replay
+ */
 export type ReplayEvent = ReplayMessageEvent | ReplayChunkEvent | ReplayEndEvent
 
 /**
@@ -73,6 +80,7 @@ export type ReplayEvent = ReplayMessageEvent | ReplayChunkEvent | ReplayEndEvent
  * ```ts
  * const opts: LogReadOptions = { file: 'history.json', onError: 'skip', onWarning: (e) => console.error(e.message) }
  * ```
+ * @group Replay
  */
 export interface LogReadOptions {
   /** Name used in error messages (default `<input>`). */
@@ -98,16 +106,23 @@ export interface LogReadOptions {
   maxBytes?: number
 }
 
-/** Default of {@link LogReadOptions.maxBytes}: the parser's default `maxBytes`. @internal */
+/**
+ * Default of {@link LogReadOptions.maxBytes}: the parser's default `maxBytes`. @internal
+ * @group Replay
+ */
 export const DEFAULT_READ_LIMIT = 64 * 1024 * 1024
 
 /**
  * Pace of formats without timings (Cline histories, SSE captures): one chunk per this many
  * milliseconds, about the speed of a fast model, so `--speed 1` looks like a live stream.
+ * @group Replay
  */
 export const SYNTHETIC_INTERVAL_MS = 30
 
-/** Resolved reader options and the reporting helpers every reader uses. @internal */
+/**
+ * Resolved reader options and the reporting helpers every reader uses. @internal
+ * @group Replay
+ */
 export class Reporter {
   readonly file: string
   /** {@link LogReadOptions.maxBytes}, checked. */
@@ -153,6 +168,7 @@ export class Reporter {
  * cut at 16 characters), so text stored whole (a history) still replays as a stream. The cut is
  * a pure function of the text: replays stay deterministic.
  * @internal
+ * @group Replay
  */
 export function splitIntoChunks(text: string): string[] {
   return text.match(/\s*\S{1,16}|\s+/gu) ?? []
@@ -168,6 +184,7 @@ const ALL_SPACE = /^\s*$/u
  * it is kept back, and is short unless it is a run of white space, which is gathered without
  * being scanned again (a long run costs linear time).
  * @internal
+ * @group Replay
  */
 export class ChunkSplitter {
   private carry = ''
@@ -203,7 +220,10 @@ export class ChunkSplitter {
   }
 }
 
-/** A short, safe description of a value for error messages. @internal */
+/**
+ * A short, safe description of a value for error messages. @internal
+ * @group Replay
+ */
 export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'an array'
@@ -212,7 +232,10 @@ export function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`
 }
 
-/** Whether `v` is a plain JSON object. @internal */
+/**
+ * Whether `v` is a plain JSON object. @internal
+ * @group Replay
+ */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }

@@ -14,6 +14,7 @@ import { eventJson, sseEventBatches } from './sse.js'
  * ```ts
  * const c: ModelChunk = { kind: 'text', text: '<read_file>' }
  * ```
+ * @group Replay
  */
 export interface ModelChunk {
   /** `text` goes to the tag parser; `reasoning` becomes a reasoning block in a replay. */
@@ -28,6 +29,7 @@ export interface ModelChunk {
  * `delta.reasoning_content` / `delta.reasoning` (sent by DeepSeek-style and OpenRouter-style
  * servers) is reasoning. Native `tool_calls` deltas are not text and are not replayed.
  * @internal
+ * @group Replay
  */
 export function openAIDeltas(chunk: unknown): ModelChunk[] {
   if (!isObject(chunk) || !Array.isArray(chunk.choices)) return []
@@ -52,6 +54,7 @@ export function openAIDeltas(chunk: unknown): ModelChunk[] {
  * const stream = await new OpenAI().chat.completions.create({ model, messages, stream: true })
  * for await (const c of openAIChunks(stream)) console.log(c.kind, c.text)
  * ```
+ * @group Replay
  */
 export async function* openAIChunks(stream: AsyncIterable<unknown>): AsyncGenerator<ModelChunk, void, undefined> {
   for await (const chunk of stream) yield* openAIDeltas(chunk)
@@ -68,6 +71,7 @@ export async function* openAIChunks(stream: AsyncIterable<unknown>): AsyncGenera
  * const stream = await client.chat.completions.create({ model, messages, stream: true })
  * await pipeline(Readable.from(openAIText(stream)), createBlockParser(), presenter)
  * ```
+ * @group Replay
  */
 export async function* openAIText(stream: AsyncIterable<unknown>): AsyncGenerator<string, void, undefined> {
   for await (const c of openAIChunks(stream)) if (c.kind === 'text') yield c.text
@@ -86,12 +90,16 @@ export async function* openAIText(stream: AsyncIterable<unknown>): AsyncGenerato
  * import { readOpenAISse } from 'tagstream'
  * for await (const e of readOpenAISse(createReadStream('openai.sse'), { file: 'openai.sse' })) console.log(e)
  * ```
+ * @group Replay
  */
 export function readOpenAISse(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent, void, undefined> {
   return flatten(openAISseBatches(source, options))
 }
 
-/** {@link readOpenAISse} in batches, one per input chunk. @internal */
+/**
+ * {@link readOpenAISse} in batches, one per input chunk. @internal
+ * @group Replay
+ */
 export async function* openAISseBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
   let turn = 0

@@ -12,6 +12,7 @@ import type { ReplayChunkEvent, ReplayEvent } from './events.js'
  * ```ts
  * const opts: PaceOptions = { speed: 2 }
  * ```
+ * @group Replay
  */
 export interface PaceOptions {
   /** Multiplier of the recorded pace: 1 as recorded, 2 twice as fast, 0 (default) no waiting. */
@@ -31,9 +32,13 @@ export interface PaceOptions {
  * import { readLog, pace, replayDiffs } from 'tagstream'
  * for await (const d of replayDiffs(pace(readLog(createReadStream('log.jsonl')), { speed: 1 }))) console.log(d)
  * ```
+ * @group Replay
  */
 export function pace(events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>, options?: PaceOptions): AsyncGenerator<ReplayEvent, void, undefined>
-/** Batches (from {@link readLogBatches}) are paced too: a batch is cut where a chunk must wait. */
+/**
+ * Batches (from {@link readLogBatches}) are paced too: a batch is cut where a chunk must wait.
+ * @group Replay
+ */
 export function pace(batches: AsyncIterable<readonly ReplayEvent[]> | Iterable<readonly ReplayEvent[]>, options?: PaceOptions): AsyncGenerator<readonly ReplayEvent[], void, undefined>
 export async function* pace(
   events: AsyncIterable<ReplayEvent | readonly ReplayEvent[]> | Iterable<ReplayEvent | readonly ReplayEvent[]>,
@@ -83,6 +88,7 @@ export async function* pace(
  *   for await (const c of turn.chunks) process.stdout.write(c.text)
  * }
  * ```
+ * @group Replay
  */
 export interface ReplayTurn {
   /** The turn's id (`turn-<n>`). */
@@ -107,6 +113,7 @@ export interface ReplayTurn {
  *   for await (const d of parseStream(text)) console.log(turn.id, d)
  * }
  * ```
+ * @group Replay
  */
 export async function* replayTurns(events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>): AsyncGenerator<ReplayTurn, void, undefined> {
   const it = (Symbol.asyncIterator in events

@@ -6,7 +6,10 @@
 
 import type { LogSource } from './events.js'
 
-/** Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal */
+/**
+ * Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal
+ * @group Replay
+ */
 export async function* decodeText(source: LogSource): AsyncGenerator<string, void, undefined> {
   const decoder = new TextDecoder('utf-8')
   for await (const chunk of source) {
@@ -26,6 +29,7 @@ const BLANK_LIMIT = 65536
  * is all there is, so a blank `whole` head is an empty input) and a source that yields the whole
  * input again, head included, or `close` to release the source when it will not be read.
  * @internal
+ * @group Replay
  */
 export async function peek(source: LogSource, bytes = 4096, decided?: (head: string) => boolean): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
   const it = (Symbol.asyncIterator in source
@@ -72,7 +76,10 @@ export async function peek(source: LogSource, bytes = 4096, decided?: (head: str
   return { head, whole: done, source: again(), close }
 }
 
-/** One item at a time from batches. @internal */
+/**
+ * One item at a time from batches. @internal
+ * @group Replay
+ */
 export async function* flatten<T>(batches: AsyncIterable<readonly T[]>): AsyncGenerator<T, void, undefined> {
   for await (const b of batches) yield* b
 }
@@ -82,6 +89,7 @@ export async function* flatten<T>(batches: AsyncIterable<readonly T[]>): AsyncGe
  * throws (a malformed item in `fail` mode), what the batch gave before it is yielded first, so
  * the output stops exactly at the bad item whatever the batching.
  * @internal
+ * @group Replay
  */
 export async function* mapBatches<I, O>(batches: AsyncIterable<readonly I[]>, each: (item: I, out: O[]) => void): AsyncGenerator<O[], void, undefined> {
   for await (const items of batches) {

@@ -8,7 +8,10 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser'
 import type { LogSource, Reporter } from './events.js'
 import { decodeText, mapBatches } from './source.js'
 
-/** One SSE event with its 1-based number in the capture, for error messages. @internal */
+/**
+ * One SSE event with its 1-based number in the capture, for error messages. @internal
+ * @group Replay
+ */
 export interface NumberedEvent {
   n: number
   data: string
@@ -20,6 +23,7 @@ export interface NumberedEvent {
  * a warning). A capture whose last event lacks its closing blank line still yields that event:
  * a cut capture then shows up as a malformed payload instead of vanishing.
  * @internal
+ * @group Replay
  */
 export async function* sseEventBatches(source: LogSource, report: Reporter): AsyncGenerator<NumberedEvent[], void, undefined> {
   const queue: (EventSourceMessage | Error)[] = []
@@ -59,6 +63,7 @@ const TERMINATOR = /\r\n?|\n/gu
  * text arrives, as the SSE grammar cuts lines (CR, LF or CRLF, a CRLF possibly split between
  * two pieces), so that an event longer than the limit is found before the parser has it whole.
  * @internal
+ * @group Replay
  */
 export class EventSize {
   /** Characters of the line being read, and of the event (its lines so far, this one included). */
@@ -89,7 +94,10 @@ export class EventSize {
   }
 }
 
-/** Parses an event's JSON payload, or reports it; `undefined` when skipped. @internal */
+/**
+ * Parses an event's JSON payload, or reports it; `undefined` when skipped. @internal
+ * @group Replay
+ */
 export function eventJson(e: NumberedEvent, report: Reporter): unknown {
   try {
     return JSON.parse(e.data) as unknown

@@ -14,6 +14,7 @@ import { pace, type PaceOptions } from './pace.js'
  * ```ts
  * const opts: ReplayStreamOptions = { file: 'history.json', format: 'cline', speed: 0, profile: 'robust' }
  * ```
+ * @group Replay
  */
 export interface ReplayStreamOptions extends ReadLogOptions, ReplayDiffOptions, PaceOptions {}
 
@@ -32,6 +33,7 @@ export interface ReplayStreamOptions extends ReadLogOptions, ReplayDiffOptions, 
  *   for await (const d of diffs) console.log(JSON.stringify(d))
  * })
  * ```
+ * @group Replay
  */
 export function createReplayStream(options: ReplayStreamOptions = {}): Duplex {
   return Duplex.from(async function* (source: AsyncIterable<string | Uint8Array>) {

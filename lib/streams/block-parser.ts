@@ -15,6 +15,7 @@ import { DiffSession, type StreamParseOptions } from './session.js'
  * ```ts
  * const opts: BlockParserOptions = { profile: 'robust', diagnosticRecords: true, highWaterMark: 64 }
  * ```
+ * @group Streams
  */
 export interface BlockParserOptions extends StreamParseOptions {
   /** Readable-side buffer, in diff records (default 16). */
@@ -29,6 +30,7 @@ export interface BlockParserOptions extends StreamParseOptions {
  * The `emit` option that yields records of type `R`: a BlockParser's type says what it emits, so
  * `new BlockParser({ emit: 'snapshots' })` must say `new BlockParser<Block[]>(…)` (or use
  * {@link createBlockParser}, which works it out from the options).
+ * @group Streams
  */
 export type EmitOption<R extends DiffRecord | Block[]> = [R] extends [Block[]]
   ? Record<'emit', 'snapshots'>
@@ -58,6 +60,7 @@ export type EmitOption<R extends DiffRecord | Block[]> = [R] extends [Block[]]
  * )
  * parser.blocks // [ {type:'text', content:'Hi', ...}, {type:'tool_use', name:'read_file', ...} ]
  * ```
+ * @group Streams
  */
 export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Transform {
   private readonly session: DiffSession
@@ -181,6 +184,7 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
  * parser.on('diagnostic', (d) => console.warn(d.code, d.offset))   // d: Diagnostic
  * parser.on('data', (r) => { if (r.op === 'add') console.log(r.block) })  // r: DiffRecord
  * ```
+ * @group Streams
  */
 export interface BlockParserEvents<R extends DiffRecord | Block[] = DiffRecord> {
   /** A record: a diff, marker or diagnostic record, or a snapshot with `emit: 'snapshots'`. */
@@ -212,12 +216,14 @@ export interface BlockParserEvents<R extends DiffRecord | Block[] = DiffRecord> 
 /**
  * A listener of event `K` of {@link BlockParserEvents}; it may declare more parameters than the
  * event gives (`once('close', resolve)`).
+ * @group Streams
  */
 export type ParserListener<R extends DiffRecord | Block[], K extends keyof BlockParserEvents<R>> = (...args: [...BlockParserEvents<R>[K], ...unknown[]]) => void
 
 /**
  * The BlockParser's typed surface: its events by name, and iteration and `read()` typed by the
  * `emit` option (a Transform's are `any`).
+ * @group Streams
  */
 export interface BlockParser<R extends DiffRecord | Block[] = DiffRecord> {
   /** Adds a listener of a {@link BlockParserEvents} event. */
@@ -253,6 +259,7 @@ export interface BlockParser<R extends DiffRecord | Block[] = DiffRecord> {
  *   for await (const d of diffs) console.log(JSON.stringify(d))
  * })
  * ```
+ * @group Streams
  */
 export function createBlockParser<O extends BlockParserOptions = {}>(options?: O): BlockParser<Emitted<O>> {
   return new BlockParser<Emitted<O>>(options as BlockParserOptions & EmitOption<Emitted<O>>)

@@ -17,6 +17,7 @@ import { DiffSession, type StreamParseOptions } from './session.js'
  *   console.log(diff)
  * }
  * ```
+ * @group Streams
  */
 export function parseStream<O extends StreamParseOptions = {}>(
   source: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
@@ -54,6 +55,7 @@ async function* records(
  * const diffs = res.body!.pipeThrough(createWebBlockParser())
  * for await (const d of diffs) console.log(d)
  * ```
+ * @group Streams
  */
 export function createWebBlockParser<O extends StreamParseOptions = {}>(options?: O): TransformStream<string | Uint8Array, Emitted<O>> {
   let controller: TransformStreamDefaultController<Emitted<O>>

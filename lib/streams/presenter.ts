@@ -22,6 +22,7 @@ import { BlockParser } from './block-parser.js'
  * ```ts
  * const m: SayMessage = { type: 'text', content: 'I will read the file', partial: true }
  * ```
+ * @group Presenter
  */
 export interface SayMessage {
   /** Which kind of block this shows. */
@@ -38,6 +39,7 @@ export interface SayMessage {
  * ```ts
  * const denied: ToolOutcome = { content: 'The user denied this operation.', rejected: true }
  * ```
+ * @group Presenter
  */
 export interface ToolOutcome {
   /** The tool's result, as the model should read it. */
@@ -52,6 +54,7 @@ export interface ToolOutcome {
  * ```ts
  * const exec = async (block: ToolUseBlock, { signal }: ToolContext) => (await fetch(block.params.url!, { signal })).text()
  * ```
+ * @group Presenter
  */
 export interface ToolContext {
   /**
@@ -67,6 +70,7 @@ export interface ToolContext {
  * - `error`: it threw, the call was cut off, or the checkpoint failed;
  * - `rejected`: the executor returned `rejected: true`;
  * - `skipped`: not run, because a tool was already used or a previous one was rejected.
+ * @group Presenter
  */
 export type ToolStatus = 'ok' | 'error' | 'rejected' | 'skipped'
 
@@ -76,6 +80,7 @@ export type ToolStatus = 'ok' | 'error' | 'rejected' | 'skipped'
  * ```ts
  * const r: ToolResult = { call_id: 'V1StGXR8', name: 'read_file', content: 'export {}', status: 'ok' }
  * ```
+ * @group Presenter
  */
 export interface ToolResult {
   /** The block's `call_id`. */
@@ -104,6 +109,7 @@ export interface ToolResult {
  * ```ts
  * presenter.on('interrupt', ({ reason, note }) => { assistantText += '\n\n' + note })
  * ```
+ * @group Presenter
  */
 export interface InterruptInfo {
   /** `tool-used`: one tool per message (`parallelToolCalls: false`); `rejected`: the person refused a tool. */
@@ -118,6 +124,7 @@ export interface InterruptInfo {
 /**
  * The `note` of each interrupt reason. Bracketed, like the original's notes, so that it reads as
  * a remark of the system rather than words of the model when appended to the assistant message.
+ * @group Presenter
  */
 export const INTERRUPT_NOTES: Readonly<Record<InterruptInfo['reason'], string>> = Object.freeze({
   'tool-used': '[Response interrupted by a tool use result. Only one tool may be used per message, and it should come at the end of the message; the rest of this message was not read.]',
@@ -135,6 +142,7 @@ export const INTERRUPT_NOTES: Readonly<Record<InterruptInfo['reason'], string>> 
  *   cadenceMs: 50,
  * }
  * ```
+ * @group Presenter
  */
 export interface PresenterOptions {
   /**
@@ -217,6 +225,7 @@ export interface PresenterOptions {
  * }
  * sendToModel(presenter.results)
  * ```
+ * @group Presenter
  */
 export class InterruptError extends Error {
   /** Always `'ABORT_ERR'`, as Node's own AbortError. */
@@ -328,6 +337,7 @@ type Maybe = Promise<void> | undefined
  * }
  * console.log(presenter.results)
  * ```
+ * @group Presenter
  */
 export class Presenter extends Writable {
   private readonly executeTool: PresenterOptions['executeTool']
@@ -1019,6 +1029,7 @@ export class Presenter extends Writable {
  * presenter.on('ready', (results) => sendToModel(results))          // results: ToolResult[]
  * presenter.on('interrupt', ({ reason, note }) => log(reason, note)) // InterruptInfo
  * ```
+ * @group Presenter
  */
 export interface PresenterEvents {
   /** A text or reasoning update, also given to `say`. */
@@ -1048,10 +1059,14 @@ export interface PresenterEvents {
 /**
  * A listener of event `K` of {@link PresenterEvents}; it may declare more parameters than the
  * event gives (`once('close', resolve)`).
+ * @group Presenter
  */
 export type PresenterListener<K extends keyof PresenterEvents> = (...args: [...PresenterEvents[K], ...unknown[]]) => void
 
-/** The Presenter's events, typed by name (a Writable's are `any`). */
+/**
+ * The Presenter's events, typed by name (a Writable's are `any`).
+ * @group Presenter
+ */
 export interface Presenter {
   /** Adds a listener of a {@link PresenterEvents} event. */
   on<K extends keyof PresenterEvents>(event: K, listener: PresenterListener<K>): this
@@ -1086,6 +1101,7 @@ export interface Presenter {
  * await pipeline(Readable.from(['Reading.\n<read_file><path>a.ts</path></read_file>']), createBlockParser(), presenter)
  * presenter.results // [ { call_id: '…', name: 'read_file', content: 'would run read_file {"path":"a.ts"}', status: 'ok' } ]
  * ```
+ * @group Presenter
  */
 export function createPresenter(options: PresenterOptions): Presenter {
   return new Presenter(options)

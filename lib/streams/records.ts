@@ -15,6 +15,7 @@ import type { Block, DiffRecord } from '../types.js'
  * type B = Emitted<{ emit: 'snapshots' }> // Block[]
  * type C = Emitted<StreamParseOptions>   // DiffRecord | Block[]
  * ```
+ * @group Streams
  */
 export type Emitted<O> = O extends Record<'emit', 'snapshots'>
   ? Block[]

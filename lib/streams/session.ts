@@ -20,6 +20,7 @@ import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.
  * ```ts
  * const opts: StreamParseOptions = { reparse: 'resume', emit: 'diffs', maxBytes: 1 << 20, profile: 'robust' }
  * ```
+ * @group Streams
  */
 export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
   /**
@@ -40,7 +41,10 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
   diagnosticRecords?: boolean
 }
 
-/** Where a session delivers what it produces, as it produces it. @internal */
+/**
+ * Where a session delivers what it produces, as it produces it. @internal
+ * @group Streams
+ */
 export interface SessionOutput {
   record(r: DiffRecord | Block[]): void
   diagnostic(d: Diagnostic): void
@@ -66,7 +70,10 @@ function utf8Length(s: string): number {
   return bytes
 }
 
-/** @internal */
+/**
+ * @internal
+ * @group Streams
+ */
 export class DiffSession {
   private readonly o: ResolvedOptions
   private readonly full: boolean
