@@ -78,10 +78,11 @@ t.test('bad usage: exit 2, and the hint points at the command\'s own --help', as
   const cases: [string[], string][] = [
     [['parse', '--profile', 'fast'], 'tagstream parse: --profile must be one of cline, robust, got "fast"\nTry \'tagstream parse --help\'.\n'],
     [['replay', 'x.json', '--speed', 'fast'], 'tagstream replay: --speed must be a number >= 0, got "fast"\nTry \'tagstream replay --help\'.\n'],
-    [['replay', 'x.json', '--option', 'nope'], 'tagstream replay: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags)\nTry \'tagstream replay --help\'.\n'],
-    [['parse', '--option', 'nope'], 'tagstream parse: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags)\nTry \'tagstream parse --help\'.\n'],
+    [['replay', 'x.json', '--option', 'nope'], 'tagstream replay: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags, maxDiagnostics)\nTry \'tagstream replay --help\'.\n'],
+    [['parse', '--option', 'nope'], 'tagstream parse: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags, maxDiagnostics)\nTry \'tagstream parse --help\'.\n'],
     [['present', 'x.txt', '--option', 'truncation=maybe'], 'tagstream present: --option truncation takes true or false, got "maybe"\nTry \'tagstream present --help\'.\n'],
-    [['stats', '--option', 'nope', 'x.json'], 'tagstream stats: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags)\nTry \'tagstream stats --help\'.\n'],
+    [['stats', '--option', 'nope', 'x.json'], 'tagstream stats: unknown --option "nope" (codeFences, decodeEntities, hidePartialTags, greedyWhileStreaming, truncation, lenientTags, diagnostics, reasoningTags, maxDiagnostics)\nTry \'tagstream stats --help\'.\n'],
+    [['parse', '--option', 'maxDiagnostics=-1'], 'tagstream parse: --option maxDiagnostics takes a whole number >= 0 or Infinity, got "-1"\nTry \'tagstream parse --help\'.\n'],
     [['stats', '--jobs', '0', 'x.json'], 'tagstream stats: --jobs must be an integer >= 1, got "0"\nTry \'tagstream stats --help\'.\n'],
     [['replay', '--bogus'], 'tagstream replay: Unknown option \'--bogus\'\nTry \'tagstream replay --help\'.\n'],
   ]

@@ -124,6 +124,8 @@ t.test('parse: profile, options and dialect reach the parser', async (t) => {
   t.same((JSON.parse(robust.stdout) as Block[]).map((b) => b.type), ['reasoning', 'text'])
   const diag = records((await run(['parse', '--option', 'diagnostics'], 'a <write_file><path>x</path></write_file>')).stdout)
   t.ok(diag.some((r) => r.op === 'diagnostic' && r.code === 'unknown-tool'), 'diagnostic records')
+  const capped = records((await run(['parse', '--option', 'diagnostics', '--option', 'maxDiagnostics=2'], '<a_b><c_d><e_f><g_h>')).stdout)
+  t.same(capped.filter((r) => r.op === 'diagnostic').map((r) => (r as { code: string }).code), ['unknown-tool', 'unknown-tool', 'diagnostics-dropped'], 'maxDiagnostics caps them')
   const dialect = join(tmp, 'dialect.json')
   writeFileSync(dialect, JSON.stringify({ extends: 'cline', tools: ['use_subagent_docs'], params: ['brief'] }))
   const custom = JSON.parse((await run(['parse', '--final', '--ids', 'counter', '--dialect', dialect], '<use_subagent_docs><brief>b</brief></use_subagent_docs>')).stdout) as Block[]

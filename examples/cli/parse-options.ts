@@ -20,7 +20,8 @@ export const parserFlagsHelp = `Parser options:
   --profile cline|robust   cline (default): exactly Cline's parser; robust: every option below
   --option NAME[=VALUE]    one robust option, repeatable: codeFences, decodeEntities,
                            hidePartialTags, greedyWhileStreaming, truncation, lenientTags,
-                           diagnostics (adds {"op":"diagnostic"} records), reasoningTags=a,b
+                           diagnostics (adds {"op":"diagnostic"} records), reasoningTags=a,b,
+                           maxDiagnostics=N (default 1000 per message)
   --dialect FILE.json      tag names: {"tools":[…],"params":[…],"readOnlyTools":[…],
                            "greedy":{"tool":["param"]},"extends":"cline"}`
 
@@ -29,7 +30,7 @@ const BOOLEAN_OPTIONS = ['codeFences', 'decodeEntities', 'hidePartialTags', 'gre
 /** Serialisable form of the parser flags (crosses to worker threads). */
 export interface ParserFlags {
   profile?: 'cline' | 'robust'
-  options: Record<string, boolean | string[]>
+  options: Record<string, boolean | string[] | number>
   dialectFile?: string
 }
 
@@ -44,11 +45,17 @@ export function readParserFlags(p: Parsed): ParserFlags {
     const value = eq < 0 ? undefined : o.slice(eq + 1)
     if (name === 'reasoningTags') {
       flags.options.reasoningTags = value === undefined ? ['thinking', 'think'] : value.split(',').map((s) => s.trim()).filter((s) => s !== '')
+    } else if (name === 'maxDiagnostics') {
+      const n = value === 'Infinity' ? Infinity : Number(value)
+      if (value === undefined || value.trim() === '' || !(Number.isInteger(n) || n === Infinity) || n < 0) {
+        throw new UsageError(`--option maxDiagnostics takes a whole number >= 0 or Infinity, got ${JSON.stringify(value ?? '')}`, p.command)
+      }
+      flags.options.maxDiagnostics = n
     } else if ((BOOLEAN_OPTIONS as readonly string[]).includes(name)) {
       if (value !== undefined && value !== 'true' && value !== 'false') throw new UsageError(`--option ${name} takes true or false, got ${JSON.stringify(value)}`, p.command)
       flags.options[name] = value !== 'false'
     } else {
-      throw new UsageError(`unknown --option ${JSON.stringify(name)} (${[...BOOLEAN_OPTIONS, 'reasoningTags'].join(', ')})`, p.command)
+      throw new UsageError(`unknown --option ${JSON.stringify(name)} (${[...BOOLEAN_OPTIONS, 'reasoningTags', 'maxDiagnostics'].join(', ')})`, p.command)
     }
   }
   const dialect = str(p, 'dialect')
