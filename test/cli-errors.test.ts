@@ -1,31 +1,11 @@
 // Issue 12 "every bad input named": the exact message and exit code of the CLI for each kind of
-// bad input (1) and bad usage (2). They spawn the BUILT command (npm run build first).
+// bad input (1) and bad usage (2). In-process through main(argv, io), which resolves with the exit
+// code; test/cli.test.ts checks that the built bin exits with the codes main returns.
 import t from 'tap'
-import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-
-const CLI = 'dist/examples/cli/main.js'
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-// the children run as a user's would, without tap's hooks and coverage
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && k !== 'NODE_V8_COVERAGE' && !k.startsWith('_TAPJS_')))
-
-function run(args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, NO_COLOR: '' } })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (b: Buffer) => out.push(b))
-    child.stderr.on('data', (b: Buffer) => err.push(b))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }))
-    child.stdin.on('error', () => {})
-    child.stdin.end(input)
-  })
-}
+import { runCli as run } from './helpers/cli.js'
 
 const tmp = mkdtempSync(join(tmpdir(), 'tagstream-cli-errors-'))
 t.teardown(() => rmSync(tmp, { recursive: true, force: true }))
@@ -36,10 +16,6 @@ const file = (name: string, text: string): string => {
 }
 
 const EXPECTED = 'expected a chunk log (JSONL lines {"t", "text"}), a Cline history (a JSON array of messages), or an OpenAI or Anthropic SSE capture; --format picks one (chunklog, cline, openai, anthropic)'
-
-t.test('the CLI is built', async (t) => {
-  t.ok(existsSync(CLI), `${CLI} exists (run npm run build before the tests)`)
-})
 
 t.test('bad input: exit 1, the exact message naming the file or stdin and the place', async (t) => {
   const empty = file('empty.jsonl', '')
