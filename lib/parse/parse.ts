@@ -41,8 +41,11 @@ export interface ParseResult {
  * @group Parsing
  */
 export function parseAssistantMessage(text: string, options: ParseOptions = {}): Block[] {
-  // diagnostics change no block, and nobody would read them here
-  const engine = new Engine(resolveOptions(options.diagnostics === false ? options : { ...options, diagnostics: false }))
+  const o = resolveOptions(options)
+  // diagnostics change no block, and nobody would read them here (the resolved options are a
+  // fresh object: no copy of the caller's is needed to turn them off)
+  o.diagnostics = false
+  const engine = new Engine(o)
   engine.feed(String(text))
   if (options.final === true) engine.end()
   return engine.blocks(options.final === true)
@@ -62,7 +65,9 @@ export function parseAssistantMessage(text: string, options: ParseOptions = {}):
  * @group Parsing
  */
 export function parseWithDiagnostics(text: string, options: ParseOptions = {}): ParseResult {
-  const engine = new Engine(resolveOptions({ ...options, diagnostics: true }))
+  const o = resolveOptions(options)
+  o.diagnostics = true
+  const engine = new Engine(o)
   engine.feed(String(text))
   if (options.final === true) engine.end()
   const blocks = engine.blocks(options.final === true)
