@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net'
 import OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
 import {
-  openAIChunks, openAIText, anthropicChunks, anthropicText, readOpenAISse, readAnthropicSse, parseStream,
+  type ReplayEvent, openAIChunks, openAIText, anthropicChunks, anthropicText, readOpenAISse, readAnthropicSse, parseStream,
   applyDiff, counterIds, type Block, type BlockDiff, type ModelChunk, type DiffRecord,
 } from '../lib/index.js'
 import { all } from './helpers/arb.js'
@@ -41,6 +41,16 @@ async function serve(t: Test, capture: Buffer): Promise<{ url: string; requests:
   return { url: `http://127.0.0.1:${port}`, requests }
 }
 
+/** The chunks a capture reader's events carry, as the SDK adapters give them. */
+function chunksOfEvents(events: readonly ReplayEvent[]): ModelChunk[] {
+  return events.flatMap((e): ModelChunk[] => {
+    if (e.type === 'chunk') return [{ kind: e.kind, text: e.text }]
+    if (e.type === 'tool') return [{ kind: 'tool_call', key: e.key, ...(e.id === undefined ? {} : { id: e.id }), ...(e.name === undefined ? {} : { name: e.name }), args: e.args }]
+    if (e.type === 'tool_end') return [{ kind: 'tool_end', ...(e.key === undefined ? {} : { key: e.key }), cut: e.cut === true }]
+    return []
+  })
+}
+
 async function blocksOf(text: AsyncIterable<string>): Promise<Block[]> {
   let blocks: Block[] = []
   for await (const d of parseStream(text, { idGenerator: counterIds() })) blocks = applyDiff(blocks, d as BlockDiff)
@@ -64,7 +74,7 @@ t.test('openai SDK: chat.completions stream → text chunks → blocks', async (
 
   const again = await client.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'x' }], stream: true })
   const fromSdk: ModelChunk[] = await all(openAIChunks(again))
-  const fromCapture = (await all(readOpenAISse([OPENAI_CAPTURE]))).flatMap((e) => (e.type === 'chunk' ? [{ kind: e.kind, text: e.text }] : []))
+  const fromCapture = chunksOfEvents(await all(readOpenAISse([OPENAI_CAPTURE])))
   t.same(fromSdk, fromCapture, 'the SDK adapter and the capture reader see the same chunks')
 })
 
@@ -74,9 +84,9 @@ t.test('anthropic SDK: messages stream → thinking as reasoning, text → block
   const params = { model: 'claude-sonnet-5-5', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'fix the ids' }], stream: true as const }
   const chunks = await all(anthropicChunks(await client.messages.create(params)))
   t.equal(requests[0]!.path, '/v1/messages')
-  const reasoning = chunks.filter((c) => c.kind === 'reasoning').map((c) => c.text).join('')
+  const reasoning = chunks.flatMap((c) => (c.kind === 'reasoning' ? [c.text] : [])).join('')
   t.equal(reasoning, 'The user wants the todo ids fixed. Before editing I need the current store code, so the first step is reading it.')
-  const fromCapture = (await all(readAnthropicSse([ANTHROPIC_CAPTURE]))).flatMap((e) => (e.type === 'chunk' ? [{ kind: e.kind, text: e.text }] : []))
+  const fromCapture = chunksOfEvents(await all(readAnthropicSse([ANTHROPIC_CAPTURE])))
   t.same(chunks, fromCapture, 'the SDK adapter and the capture reader see the same chunks')
 
   const blocks = await blocksOf(anthropicText(await client.messages.create(params)))
@@ -89,11 +99,11 @@ t.test('anthropic SDK: messages stream → thinking as reasoning, text → block
   t.same(await blocksOf(anthropicText(helper)), blocks, 'the messages.stream() helper is an iterable of the same events')
 })
 
-t.test('adapters pass over what carries no text', async (t) => {
+t.test('adapters pass over what carries nothing', async (t) => {
   const oai = [null, 3, { choices: 'x' }, { choices: [null, { index: 0 }, { index: 0, delta: { tool_calls: [{ index: 0 }] } }, { index: 0, delta: { content: 'a', reasoning_content: 'r' } }] }]
-  t.same(await all(openAIChunks((async function* () { yield* oai })())), [{ kind: 'reasoning', text: 'r' }, { kind: 'text', text: 'a' }])
+  t.same(await all(openAIChunks((async function* () { yield* oai })())), [{ kind: 'tool_call', key: '0', args: '' }, { kind: 'reasoning', text: 'r' }, { kind: 'text', text: 'a' }])
   const ant = [null, { type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{' } }, { type: 'content_block_start', content_block: { type: 'thinking', thinking: 'pre' } }, { type: 'content_block_start', content_block: { type: 'tool_use' } }]
-  t.same(await all(anthropicChunks((async function* () { yield* ant })())), [{ kind: 'reasoning', text: 'pre' }])
+  t.same(await all(anthropicChunks((async function* () { yield* ant })())), [{ kind: 'reasoning', text: 'pre' }, { kind: 'tool_call', key: '0', args: '' }], 'a piece of a tool block never started is no call')
   const records: DiffRecord[] = await all(parseStream(openAIText((async function* () { yield* oai })())) as AsyncIterable<DiffRecord>)
   t.equal(records.length, 2, 'text only: add, complete')
 })

@@ -78,10 +78,23 @@ export class NativeCalls {
     out.push({ op: 'replace', index: c.index, block: this.block(c, c.args.params(), true) })
   }
 
-  /** A piece of the call's argument JSON. Returns `false` if the call is unknown or has ended. */
+  /**
+   * A piece of the call's argument JSON. Returns `false` if the call is unknown or has ended;
+   * text after the end is reported (`ignored-content`) and dropped, as the block is final.
+   */
   args(key: string, text: string, out: BlockDiff[]): boolean {
     const c = this.calls.get(key)
-    if (c === undefined || c.ended) return false
+    if (c === undefined) return false
+    if (c.ended) {
+      if (text.trim() !== '') {
+        this.diagnostic({
+          code: 'ignored-content',
+          message: `native tool call ${JSON.stringify(c.name)} (${c.id}): argument text after the call ended was dropped`,
+          offset: c.args.length,
+        })
+      }
+      return false
+    }
     const ops = this.ops
     ops.length = 0
     c.args.push(text, ops)

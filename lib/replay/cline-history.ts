@@ -69,9 +69,9 @@ async function feedByLines(source: LogSource, sink: Duplex, at: FeedState): Prom
 /**
  * Reads a Cline task history and yields each assistant message as one turn; other roles are
  * passed over. In `content`, `text` parts are the model's text (several are joined with a blank
- * line), `thinking` parts become reasoning chunks, and the other parts (`tool_use` for native
- * tool calls, images, redacted thinking…) are not replayed: the tag protocol has no way to
- * show them, and the turn's text is what the model wrote. Stored text has no timings, so it is
+ * line), `thinking` parts become reasoning chunks, `tool_use` parts (native tool calls, with a
+ * complete `input`) become `tool` events, their `input` replayed as JSON pieces, and the other
+ * parts (images, redacted thinking…) are not replayed. Stored text has no timings, so it is
  * cut into word-sized chunks one {@link SYNTHETIC_INTERVAL_MS} apart.
  *
  * A message or part of the wrong shape fails the read with `ERR_BAD_LOG` naming it
@@ -117,6 +117,10 @@ function messageEvents(m: unknown, index: number, turn: number, report: Reporter
       report.bad(pw, `expected a part {type, …}, got ${describe(p)}`, { index, part: i })
       continue
     }
+    if (p.type === 'tool_use') {
+      t = toolUseEvents(p, i, pw, index, report, t, out)
+      continue
+    }
     const field = p.type === 'text' ? 'text' : p.type === 'thinking' ? 'thinking' : null
     if (field === null) continue
     const text = p[field]
@@ -137,6 +141,28 @@ function messageEvents(m: unknown, index: number, turn: number, report: Reporter
   }
   out.push({ type: 'end', id })
   return true
+}
+
+/**
+ * The events of a `tool_use` part (a native tool call stored whole): its `input` is written
+ * back as JSON and replayed in word-sized pieces, so the call streams as it did live and goes
+ * through the same argument reader (an `input` that is not an object is an invalid call, never
+ * run). Returns the time after it.
+ */
+function toolUseEvents(p: Record<string, unknown>, i: number, pw: string, index: number, report: Reporter, t: number, out: ReplayEvent[]): number {
+  if (typeof p.id !== 'string' || typeof p.name !== 'string' || !('input' in p)) {
+    report.bad(pw, `a tool_use part needs a string "id", a string "name" and an "input", got id ${describe(p.id)}, name ${describe(p.name)}${'input' in p ? '' : ', no input'}`, { index, part: i })
+    return t
+  }
+  const key = String(i)
+  out.push({ type: 'tool', key, id: p.id, name: p.name, args: '', t })
+  t += SYNTHETIC_INTERVAL_MS
+  for (const piece of splitIntoChunks(JSON.stringify(p.input) ?? '')) {
+    out.push({ type: 'tool', key, args: piece, t })
+    t += SYNTHETIC_INTERVAL_MS
+  }
+  out.push({ type: 'tool_end', key })
+  return t
 }
 
 /** {@link readClineHistory} in batches, one per assistant message. @internal */
