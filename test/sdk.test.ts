@@ -8,7 +8,7 @@ import OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
 import {
   type ReplayEvent, openAIChunks, openAIText, anthropicChunks, anthropicText, readOpenAISse, readAnthropicSse, parseStream,
-  applyDiff, counterIds, type Block, type BlockDiff, type ModelChunk, type DiffRecord,
+  applyDiff, counterIds, replayDiffs, modelTurnEvents, type Block, type BlockDiff, type ModelChunk, type DiffRecord,
 } from '../lib/index.js'
 import { all } from './helpers/arb.js'
 
@@ -106,4 +106,37 @@ t.test('adapters pass over what carries nothing', async (t) => {
   t.same(await all(anthropicChunks((async function* () { yield* ant })())), [{ kind: 'reasoning', text: 'pre' }, { kind: 'tool_call', key: '0', args: '' }], 'a piece of a tool block never started is no call')
   const records: DiffRecord[] = await all(parseStream(openAIText((async function* () { yield* oai })())) as AsyncIterable<DiffRecord>)
   t.equal(records.length, 2, 'text only: add, complete')
+})
+
+/** The first turn of a native-call fixture: up to the first `[DONE]` or `message_stop`, inclusive. */
+function firstTurn(file: string, end: string): Buffer {
+  const s = readFileSync(file, 'utf8')
+  const at = s.indexOf(end)
+  return Buffer.from(s.slice(0, s.indexOf('\n\n', at) + 2))
+}
+
+async function finalBlocks(records: AsyncIterable<DiffRecord>): Promise<Block[]> {
+  let blocks: Block[] = []
+  for await (const r of records) if (r.op !== 'message' && r.op !== 'end' && r.op !== 'diagnostic') blocks = applyDiff(blocks, r)
+  return blocks
+}
+
+t.test('SDK adapters with native tool calls: the same blocks as the capture reader', async (t) => {
+  const oaiCapture = firstTurn('test/fixtures/native/openai_tools.sse', '[DONE]')
+  const oai = await serve(t, oaiCapture)
+  const openai = new OpenAI({ apiKey: 'test-key', baseURL: `${oai.url}/v1`, maxRetries: 0 })
+  const stream = await openai.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'notes' }], tools: [{ type: 'function', function: { name: 'read_file', parameters: {} } }], stream: true })
+  const fromSdk = await finalBlocks(replayDiffs(modelTurnEvents(openAIChunks(stream))))
+  const fromCapture = await finalBlocks(replayDiffs(readOpenAISse([oaiCapture])))
+  t.same(fromSdk, fromCapture)
+  t.same(fromSdk.map((b) => b.type === 'tool_use' ? [b.name, b.call_id, b.isNativeToolCall, b.partial] : b.type), ['text', ['read_file', 'call_R1', true, false], ['write_to_file', 'call_W2', true, false], ['list_files', 'call_L3', true, false]])
+
+  const antCapture = firstTurn('test/fixtures/native/anthropic_tools.sse', 'message_stop')
+  const ant = await serve(t, antCapture)
+  const anthropic = new Anthropic({ apiKey: 'test-key', baseURL: ant.url, maxRetries: 0 })
+  const events = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages: [{ role: 'user', content: 'x' }], stream: true })
+  const fromAnt = await finalBlocks(replayDiffs(modelTurnEvents(anthropicChunks(events))))
+  t.same(fromAnt, await finalBlocks(replayDiffs(readAnthropicSse([antCapture]))))
+  t.same(fromAnt.map((b) => b.type === 'tool_use' ? b.call_id : b.type), ['reasoning', 'text', 'toolu_01A', 'toolu_01B', 'toolu_01C'])
+  t.same((fromAnt[2] as { params: unknown }).params, { path: 'C:\\work\\src\\main.rs', note: '\u{1F680}' })
 })
