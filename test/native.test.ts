@@ -1,7 +1,7 @@
 // Native tool calls (SPEC 8a): the incremental argument assembler and the turn's native blocks.
 import t from 'tap'
 import fc from 'fast-check'
-import { ArgumentAssembler, type ArgumentOp } from '../lib/native/args.js'
+import { ArgumentAssembler, collectOps, type ArgumentOp } from '../lib/native/args.js'
 import { NativeCalls, convertArguments } from '../lib/native/calls.js'
 import { applyDiff, type Block, type BlockDiff, type Diagnostic } from '../lib/index.js'
 import { chunksOf, cutsUpTo, fixedChunks } from './helpers/arb.js'
@@ -14,7 +14,7 @@ function run(pieces: readonly string[], emptyIsObject = true) {
   const history = new Map<string, string[]>()
   for (const p of pieces) {
     const mine: ArgumentOp[] = []
-    a.push(p, mine)
+    a.push(p, collectOps(mine))
     for (const op of mine) {
       if (op.op === 'set') Object.defineProperty(built, op.name, { value: op.value, writable: true, enumerable: true, configurable: true })
       else {

@@ -26,6 +26,25 @@ export type ArgumentOp =
   | { op: 'set'; name: string; value: string }
   | { op: 'append'; name: string; text: string }
 
+/**
+ * Receives the param changes as they happen: the same as {@link ArgumentOp}s, without an object
+ * per change (a long value streamed in small pieces is one call per piece).
+ */
+export interface ArgumentSink {
+  /** Param `name` has the whole value `value`. */
+  set(name: string, value: string): void
+  /** String param `name` grew by `text`. */
+  append(name: string, text: string): void
+}
+
+/** A sink that collects the changes as {@link ArgumentOp}s into `out`. */
+export function collectOps(out: ArgumentOp[]): ArgumentSink {
+  return {
+    set: (name, value) => void out.push({ op: 'set', name, value }),
+    append: (name, text) => void out.push({ op: 'append', name, text }),
+  }
+}
+
 /** Why the arguments are not usable, and where (UTF-16 offset in the argument text). */
 export interface ArgumentProblem {
   /** For people. */
@@ -73,7 +92,8 @@ function describeChar(c: number): string {
 
 /**
  * Reads one call's argument JSON piece by piece. `push` returns nothing: the param changes go
- * to the `out` array given, at most one `set` and one `append` per param per piece, merged.
+ * to the `out` sink given, at most one change per param per piece (a param that appears in a
+ * piece: one `set` with its text so far).
  * @internal
  */
 export class ArgumentAssembler {
@@ -107,10 +127,16 @@ export class ArgumentAssembler {
   private rawEsc = false
 
   // the changes of the current piece
-  private out: ArgumentOp[] = []
+  private out: ArgumentSink = collectOps([])
+  /** The current string param appeared in this piece: its first change is a `set`. */
+  private setPending = false
   /** Param whose `append` is being gathered in `pending` for the current piece. */
   private pendingName: string | null = null
   private pending = ''
+  /** The last UTF-16 unit added to `pending` (read without flattening it). */
+  private lastUnit = 0
+  /** The rope of the string param being read. */
+  private rope: Rope | null = null
 
   /** Whether the top-level object was closed (and nothing but white space followed, so far). */
   get complete(): boolean {
@@ -134,8 +160,8 @@ export class ArgumentAssembler {
     return p
   }
 
-  /** Reads `text`; its param changes are appended to `out`. */
-  push(text: string, out: ArgumentOp[]): void {
+  /** Reads `text`; its param changes go to `out`. */
+  push(text: string, out: ArgumentSink): void {
     if (text.length === 0) return
     this.out = out
     if (this.mode !== Mode.Invalid) this.scan(text)
@@ -152,7 +178,7 @@ export class ArgumentAssembler {
   end(emptyIsObject: boolean): ArgumentProblem | undefined {
     if (this.high.length > 0) {
       // a cut right after a high surrogate: the params so far keep it
-      this.values.get(this.key)!.push(this.high)
+      this.rope!.push(this.high)
       this.high = ''
     }
     if (this.problemFound !== undefined) return this.problemFound
@@ -180,13 +206,13 @@ export class ArgumentAssembler {
   /** Hands the text gathered for the current string param to its rope and to `out`. */
   private flush(): void {
     const name = this.pendingName
-    if (name !== null && this.pending.length > 0) {
-      this.values.get(name)!.push(this.pending)
-      const last = this.out[this.out.length - 1]
+    if (name !== null) {
+      if (this.pending.length > 0) this.rope!.push(this.pending)
       // a param that appeared in this very piece: one `set` with its text so far
-      if (last !== undefined && last.op === 'set' && last.name === name) last.value += this.pending
-      else this.out.push({ op: 'append', name, text: this.pending })
+      if (this.setPending) this.out.set(name, this.pending)
+      else if (this.pending.length > 0) this.out.append(name, this.pending)
     }
+    this.setPending = false
     this.pendingName = null
     this.pending = ''
   }
@@ -199,20 +225,31 @@ export class ArgumentAssembler {
     }
     if (!this.keep) return
     this.pendingName = this.key
-    this.pending += s
+    this.pending = this.pending.length === 0 ? s : this.pending + s
+    this.lastUnit = s.charCodeAt(s.length - 1)
   }
 
-  private startValue(name: string, value: string): void {
+  /**
+   * Param `name` gets a value: a string value starts empty (its `set` waits for the text of
+   * this piece), any other value is whole.
+   */
+  private startValue(name: string, value: string, isString: boolean): void {
     if (!this.keep) return
     this.flush()
-    const seen = this.values.get(name)
-    if (seen === undefined) {
-      this.values.set(name, new Rope(value))
+    let rope = this.values.get(name)
+    if (rope === undefined) {
+      this.values.set(name, (rope = new Rope(value)))
       this.order.push(name)
     } else {
-      seen.reset(value) // a repeated key: JSON.parse keeps the last value, at the first place
+      rope.reset(value) // a repeated key: JSON.parse keeps the last value, at the first place
     }
-    this.out.push({ op: 'set', name, value })
+    this.rope = rope
+    if (isString) {
+      this.setPending = true
+      this.pendingName = name
+    } else {
+      this.out.set(name, value)
+    }
   }
 
   private scan(s: string): void {
@@ -253,7 +290,7 @@ export class ArgumentAssembler {
     // a high surrogate at the very end of a piece waits for the next one: each append stays
     // well-formed UTF-16 when the value is (a UI never shows half of a pair)
     if (this.mode === Mode.Str && this.pending.length > 0) {
-      const last = this.pending.charCodeAt(this.pending.length - 1)
+      const last = this.lastUnit
       if (last >= 0xd800 && last <= 0xdbff) {
         this.pending = this.pending.slice(0, -1)
         this.high = String.fromCharCode(last)
@@ -297,7 +334,7 @@ export class ArgumentAssembler {
       case Mode.Value:
         if (c === 0x22) {
           this.mode = Mode.Str
-          this.startValue(this.key, '')
+          this.startValue(this.key, '', true)
           return i + 1
         }
         this.mode = Mode.Raw
@@ -448,7 +485,7 @@ export class ArgumentAssembler {
       this.fail(`the value of ${JSON.stringify(this.key)} is not valid JSON`, endAt)
       return endAt
     }
-    this.startValue(this.key, value)
+    this.startValue(this.key, value, false)
     this.mode = Mode.AfterValue
     return endAt
   }

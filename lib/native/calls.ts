@@ -12,7 +12,7 @@
  * @module
  */
 import type { BlockDiff, Diagnostic, ToolUseBlock } from '../types.js'
-import { ArgumentAssembler, type ArgumentOp } from './args.js'
+import { ArgumentAssembler, type ArgumentSink } from './args.js'
 
 /** One call in progress. */
 interface Call {
@@ -41,7 +41,13 @@ export interface NativeCallStart {
  */
 export class NativeCalls {
   private readonly calls = new Map<string, Call>()
-  private readonly ops: ArgumentOp[] = []
+  /** Where the current piece's diffs go, and for which block. */
+  private out: BlockDiff[] = []
+  private index = 0
+  private readonly sink: ArgumentSink = {
+    set: (name, value) => void this.out.push({ op: 'set', index: this.index, path: this.path(name), value }),
+    append: (name, text) => void this.out.push({ op: 'append', index: this.index, path: this.path(name), text }),
+  }
 
   constructor(private readonly diagnostic: (d: Diagnostic) => void = () => undefined) {}
 
@@ -95,13 +101,9 @@ export class NativeCalls {
       }
       return false
     }
-    const ops = this.ops
-    ops.length = 0
-    c.args.push(text, ops)
-    for (const op of ops) {
-      const path = `params.${op.name}`
-      out.push(op.op === 'set' ? { op: 'set', index: c.index, path, value: op.value } : { op: 'append', index: c.index, path, text: op.text })
-    }
+    this.out = out
+    this.index = c.index
+    c.args.push(text, this.sink)
     this.reportIgnored(c)
     return true
   }
@@ -131,6 +133,18 @@ export class NativeCalls {
   /** Ends every call still open (see {@link end}). */
   endAll(cut: boolean, out: BlockDiff[]): void {
     for (const key of this.calls.keys()) this.end(key, cut, out)
+  }
+
+  private lastName = ''
+  private lastPath = 'params.'
+
+  /** `params.<name>`, built once per run of diffs to one param (nearly all: one long value). */
+  private path(name: string): string {
+    if (name !== this.lastName) {
+      this.lastName = name
+      this.lastPath = `params.${name}`
+    }
+    return this.lastPath
   }
 
   private reportIgnored(c: Call): void {
