@@ -16,6 +16,11 @@
 //    of the source);
 // and in both, how much the source produced while the tool waited (bounded by the highWaterMarks).
 //
+// Linearity of the display cleaning (issue 11 item 4): text blocks whose display text is hard to
+// clean incrementally (a stray `<` followed by pages of words, a partial tag that never ends,
+// many `<` that turn out not to be tags, thinking tags), at n and 4n in 16-byte chunks through
+// BlockParser → Presenter, measured interleaved. Target: 4x input <= 6x time.
+//
 // Run: npm run build && node --expose-gc bench/presenter.bench.mjs
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
@@ -24,7 +29,7 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createBlockParser, createPresenter, InterruptError } from '../dist/index.js'
-import { KB, MB, chunk, fmtSize, gc, measureAsync, mdTable, num, realisticMessage, verdict } from './gen.mjs'
+import { KB, MB, chunk, fmtSize, gc, measureAsync, measureInterleavedAsync, mdTable, num, realisticMessage, verdict } from './gen.mjs'
 
 const CHUNK = 16
 
@@ -172,6 +177,35 @@ console.log(mdTable(
   rows,
 ))
 console.log(`\nTimes are the best of 3 interleaved medians (5–7 runs each, after warm-up). Target: the Presenter adds at most 2× → ${verdict(worst <= 2)} (worst ratio ${num(worst)}×).\n`)
+
+// ------------------------------------------------------------------------------------------------
+// linearity of the display cleaning
+
+function repeatTo(head, unit, size) {
+  return head + unit.repeat(Math.ceil((size - head.length) / unit.length))
+}
+const LINEAR = [
+  ['a stray `<`, then words: `See <b and ` + `word `×N', (n) => repeatTo('See <b and ', 'word ', n)],
+  ['a partial tag that never ends: `See <` + `a`×N', (n) => repeatTo('See <', 'a', n)],
+  ['`<` that are not tags: `word <b ` ×N', (n) => repeatTo('', 'word <b ', n)],
+  ['thinking tags: `<thinking>plan</thinking> ` ×N', (n) => repeatTo('', '<thinking>plan</thinking> ', n)],
+]
+const N = 64 * KB
+let shown = 0 // read by the `say` of every update, so that its text is not optimised away
+const linRows = []
+let linWorst = 0
+for (const [name, make] of LINEAR) {
+  const small = chunk(make(N), CHUNK)
+  const large = chunk(make(4 * N), CHUNK)
+  const run = (chunks) => pipeline(Readable.from(chunks), createBlockParser(), createPresenter({ say: (m) => { shown += m.content.length }, executeTool: () => '' }))
+  const [a, b] = await measureInterleavedAsync([() => run(small), () => run(large)], { warmup: 2, samples: 5, minMs: 60 })
+  const ratio = b.ms / a.ms
+  linWorst = Math.max(linWorst, ratio)
+  linRows.push([name, fmtSize(N), num(a.ms), fmtSize(4 * N), num(b.ms), `${num(ratio)}×`, verdict(ratio <= 6)])
+}
+console.log('### Linearity of the display cleaning (16-byte chunks, BlockParser → Presenter, a `say` per update)\n')
+console.log(mdTable(['text block', 'n', 'ms', '4n', 'ms', 'time ratio', '4x input <= 6x time'], linRows))
+console.log(`\nMedians of 5 interleaved samples. Worst ratio ${num(linWorst)}× → ${verdict(linWorst <= 6)}. Before the fix, the first case took 1.6 s at 128 KB and 9.7 s at 256 KB (quadratic).\n`)
 
 console.log('### Memory: a 50 MB source behind a tool that waits 300 ms (1 KiB chunks, fresh process each)\n')
 const mbOf = (kb) => `${num(kb / 1024)} MB`

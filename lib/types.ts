@@ -101,6 +101,8 @@ export interface Diagnostic {
  * - `unclosed-tool`: the input ended inside a tool call;
  * - `unclosed-param`: the input ended inside a parameter value;
  * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`);
+ * - `diagnostics-dropped`: the last one, when `maxDiagnostics` was reached: how many more were
+ *   found and left out (its offset is the first one left out);
  * - `invalid-tool-arguments`: a native tool call ended with arguments that are not a complete JSON
  *   object (cut by the end of the turn, `max_tokens` or the log, or not an object at all); the
  *   block is completed with the params read so far and `truncated: true`, and is never run.
@@ -115,6 +117,7 @@ export type DiagnosticCode =
   | 'unclosed-tool'
   | 'unclosed-param'
   | 'truncated-open-tag'
+  | 'diagnostics-dropped'
   | 'invalid-tool-arguments'
 
 /**

@@ -320,3 +320,46 @@ t.test('long blocks through a pipeline: every update is the whole value so far, 
   t.equal(texts[texts.length - 1]!.content, expectedText, 'the final text is the cleaned parse')
   t.notOk(texts.some((m) => m.content.includes('<thinking>') || m.content.includes('</thinking>')), 'no tag ever shown')
 })
+
+t.test('a tool that settles after the abort: its real outcome replaces the abort error, marked afterAbort', async (t) => {
+  // [name, tool, its real outcome, does it settle after close]
+  type Case = [string, (signal: AbortSignal) => Promise<unknown>, Partial<ToolResult>, boolean]
+  const cases: Case[] = [
+    // the tool ignores the signal and finishes its work: the file was written
+    ['ignores the signal', async () => { await sleep(15); return 'wrote a.ts' }, { status: 'ok', content: 'wrote a.ts' }, true],
+    // it stops at once, before the presenter's close
+    ['honours the signal', (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped half-way')))), { status: 'error', content: 'stopped half-way' }, false],
+    ['was refused meanwhile', async () => { await sleep(10); return { content: 'denied', rejected: true } }, { status: 'rejected', content: 'denied' }, true],
+  ]
+  for (const [name, tool, want, late] of cases) {
+    const events: string[] = []
+    const p = createPresenter({ executeTool: (_b, { signal }) => tool(signal) as Promise<string> })
+    p.on('result', (r: ToolResult) => events.push(`${r.status}${r.afterAbort === true ? ' afterAbort' : ''}: ${r.content}`))
+    p.on('close', () => events.push('close'))
+    p.write({ op: 'add', index: 0, block: { type: 'tool_use', name: 'write_to_file', params: {}, partial: false, call_id: 'w', isNativeToolCall: false } })
+    await sleep(3)
+    p.destroy()
+    t.same(p.results.map((r) => [r.status, r.afterAbort]), [['error', undefined]], `${name}: at the abort, an error`)
+    t.match(p.results[0]!.content, /^aborted/)
+    await sleep(30)
+    t.same(p.results, [{ call_id: 'w', name: 'write_to_file', afterAbort: true, ...want }], `${name}: then its real outcome, in the same place`)
+    const real = `${want.status} afterAbort: ${want.content}`
+    t.match(events[0], /^error: aborted/)
+    t.same(events.slice(1), late ? ['close', real] : [real, 'close'], `${name}: a second result event${late ? ', after close' : ''}`)
+  }
+})
+
+t.test('a tool that never settles after the abort keeps its error result, unmarked', async (t) => {
+  const ac = new AbortController()
+  const p = createPresenter({ signal: ac.signal, executeTool: () => new Promise<string>(() => {}) })
+  p.on('error', () => {})
+  p.write({ op: 'add', index: 0, block: { type: 'tool_use', name: 'read_file', params: {}, partial: false, call_id: 'r', isNativeToolCall: false } })
+  await sleep(3)
+  ac.abort(new Error('user left'))
+  await new Promise((resolve) => p.on('close', resolve))
+  await sleep(10)
+  t.equal(p.results.length, 1)
+  t.equal(p.results[0]!.status, 'error')
+  t.match(p.results[0]!.content, /aborted.*user left/)
+  t.notOk('afterAbort' in p.results[0]!)
+})

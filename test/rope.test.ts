@@ -67,3 +67,93 @@ t.test('TextCleaner equals cleanDisplayText after every append, on long texts (p
   }), { numRuns: 40 })
   t.end()
 })
+
+// Texts rich in what the cleaner must get right: tags to strip, their prefixes and halves (so that
+// a removal joins two halves into a tag a later pass removes), partial tags and stray `<`, tag
+// names followed by white space, `>`, and white space of every kind next to all of them.
+const rich = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('<thinking>', '</thinking>', '<think>', '</think>', '<function_calls>', '</function_calls>') },
+  { weight: 6, arbitrary: fc.constantFrom('<', '</', '<th', '</thin', '<function_', 'calls>', 'ing>', 'k>', '<b', '< b', '</ x', '<a b', '>', '/', '<<') },
+  { weight: 6, arbitrary: fc.constantFrom(' ', '\n', '\t', '\u00a0', '\u2028', '\u3000', '\ufeff', '  \n') },
+  { weight: 4, arbitrary: fc.constantFrom('word', 'and', 'x', '_', 'See', 'A') },
+  { weight: 2, arbitrary: fc.constantFrom('.', '1', 'é', '😀', '-', '```xml') },
+)
+
+/** `text` cut at random points (pieces of 1 to 12 characters, surrogate pairs possibly split; a size 0 adds an empty append first). */
+function cutsOf(text: string, sizes: number[]): string[] {
+  const out: string[] = []
+  let i = 0
+  for (let k = 0; i < text.length; k++) {
+    let n = sizes.length === 0 ? 1 : sizes[k % sizes.length]!
+    if (n === 0) {
+      out.push('')
+      n = 1
+    }
+    out.push(text.slice(i, i + n))
+    i += n
+  }
+  return out
+}
+
+t.test('TextCleaner equals cleanDisplayText of every prefix, on texts rich in `<`, tags and white space, cut anywhere (property)', (t) => {
+  fc.assert(fc.property(
+    fc.array(rich, { minLength: 1, maxLength: 60 }),
+    fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 20 }),
+    fc.array(rich, { maxLength: 6 }),
+    (parts, sizes, initial) => {
+      const c = new TextCleaner()
+      let content = initial.join('')
+      c.reset(content)
+      if (c.display() !== cleanDisplayText(content, true)) return false
+      for (const piece of cutsOf(parts.join(''), sizes)) {
+        c.append(piece)
+        content += piece
+        if (c.display() !== cleanDisplayText(content, true)) return false
+      }
+      return true
+    },
+  ), { numRuns: 3000 })
+  t.end()
+})
+
+t.test('TextCleaner: a display may be skipped between appends, and a reset starts over (property)', (t) => {
+  const op = fc.oneof(
+    { weight: 8, arbitrary: fc.array(rich, { minLength: 1, maxLength: 4 }).map((a) => ({ append: a.join('') })) },
+    { weight: 4, arbitrary: fc.constant({ read: true }) },
+    { weight: 1, arbitrary: fc.array(rich, { maxLength: 4 }).map((a) => ({ reset: a.join('') })) },
+  )
+  fc.assert(fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), (ops) => {
+    const c = new TextCleaner()
+    let content = ''
+    c.reset('')
+    for (const o of ops) {
+      if ('append' in o) {
+        c.append(o.append)
+        content += o.append
+      } else if ('reset' in o) {
+        c.reset(o.reset)
+        content = o.reset
+      } else if (c.display() !== cleanDisplayText(content, true)) return false
+    }
+    return c.display() === cleanDisplayText(content, true)
+  }), { numRuns: 1500 })
+  t.end()
+})
+
+t.test('TextCleaner: equal identities (headKind, headVersion, tailPart) mean equal texts (property)', (t) => {
+  fc.assert(fc.property(fc.array(rich, { minLength: 1, maxLength: 80 }), (parts) => {
+    const c = new TextCleaner()
+    c.reset('')
+    const seen = new Map<string, string>()
+    for (const p of parts) {
+      c.append(p)
+      const d = c.display()
+      const key = `${c.headKind}/${c.headVersion}/${c.tailPart}`
+      const before = seen.get(key)
+      if (before !== undefined && before !== d) return false
+      seen.set(key, d)
+    }
+    return true
+  }), { numRuns: 1500 })
+  t.end()
+})

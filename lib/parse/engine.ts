@@ -12,7 +12,7 @@
  */
 import type { Block, Diagnostic, ToolUseBlock } from '../types.js'
 import type { ResolvedOptions } from './options.js'
-import { Field } from './field.js'
+import { Field, type FieldMark } from './field.js'
 import { Rope } from './rope.js'
 import { GreedyView, applyGreedy, type GreedyBody } from './greedy.js'
 import { tables, looksLikeTool, type TagSet } from './tags.js'
@@ -37,15 +37,46 @@ const PARTIAL = -2
 const MAX_SPAN = 4096
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
-const NAME_SO_FAR = /^[A-Za-z0-9_-]*$/u
 /** Extra room for white space inside brackets with `lenientTags`. */
 const LENIENT_SLACK = 16
 /** Characters of dropped text quoted in an `ignored-content` diagnostic. */
 const SAMPLE = 40
 
-// lenient white space is spaces and tabs: a tag never spans lines
-const LENIENT_TAG = /^[ \t]*(\/?)[ \t]*([^\s<>/]+)[ \t]*$/u
-const LENIENT_PARTIAL = /^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$/u
+/** `\s` of a `u` regex: what can never be part of a tag name. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === SPACE || (c >= 9 && c <= 13)
+  if (c < 0xa0) return false
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+}
+
+/**
+ * The inside of a lenient tag: blanks, an optional '/', blanks, a name (no white space, '<',
+ * '>' or '/'), blanks; lenient white space is spaces and tabs, as a tag never spans lines.
+ * Returns slash + name, or null when `raw` has another shape. By hand, in one pass: the
+ * equivalent regex (`^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$`) backtracks cubically on a run of
+ * blanks followed by two words, and a streamed window ending in one ran it on every chunk.
+ */
+export function lenientInner(raw: string): string | null {
+  const n = raw.length
+  let i = 0
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  const slash = i < n && raw.charCodeAt(i) === SLASH
+  if (slash) {
+    i++
+    while (i < n && isBlank(raw.charCodeAt(i))) i++
+  }
+  const from = i
+  for (; i < n; i++) {
+    const c = raw.charCodeAt(i)
+    if (c === LT || c === GT || c === SLASH || isSpace(c)) break
+  }
+  const to = i
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  if (i < n) return null
+  const name = from === 0 && to === n ? raw : raw.slice(from, to)
+  return slash ? '/' + name : name
+}
 const lenientCloses = new Map<string, RegExp>()
 
 /** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
@@ -78,6 +109,15 @@ interface ToolState extends GreedyBody {
   call_id: string
   /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
   views: GreedyView[]
+  /**
+   * For a tool with one greedy param (and no entity decoding): that param's opening tag, and
+   * the offset of its first occurrence in the body (-1 until found), looked for in each piece
+   * of body as it comes (`openSeam`: the body's last characters, for a tag cut between pieces).
+   * Searching the whole body at each opening made a tool with many openings quadratic.
+   */
+  openTag: string | null
+  firstOpen: number
+  openSeam: string
 }
 
 export class Engine {
@@ -118,8 +158,32 @@ export class Engine {
   private span = 0
   private spanAt = 0
   private heldAt = -1
-  private rescan = 0
+  /**
+   * A held tag's text is shown as text while it is held: pushed to `text` as it comes, with the
+   * point to come back to (`heldMark`) and its raw text past the windows it began in
+   * (`heldRaw`), read again only if the tag turns out to open its tool. Keeping it aside in
+   * `carry` instead made every chunk rejoin and reread it.
+   */
+  private heldMark: FieldMark | null = null
+  private readonly heldRaw = new Rope()
+  /** Set by scanFenced when a held tag opens after all: the window to read again from it. */
+  private restart: string | null = null
   private literalBefore = 0
+  /** Where the window set in `restart` starts. */
+  private heldFrom = 0
+  /** Backticks of a run that went on to the end of the window, and its offset (inside a line). */
+  private runHave = 0
+  private runAt = 0
+  /** scanFenced's next '<', '`' and newline in the window of feed number `nextFeed`. */
+  private nextFeed = -1
+  private nextLt = -1
+  private nextBt = -1
+  private nextNl = -1
+  /** Feeds so far: tells a window from the previous one. */
+  private feeds = 0
+  /** Diagnostics found past `maxDiagnostics`, and the offset of the first of them. */
+  private dropped = 0
+  private droppedAt = 0
   /** Start of a run of dropped text inside a tool (diagnostics), or -1. */
   private dropAt = -1
   private dropSample = ''
@@ -152,18 +216,33 @@ export class Engine {
   /** Feeds more text. */
   feed(chunk: string): void {
     if (chunk.length === 0) return
-    const w = this.carry.length > 0 ? this.carry + chunk : chunk
-    const base = this.pos
+    this.feeds++
+    let w = this.carry.length > 0 ? this.carry + chunk : chunk
+    let base = this.pos
     this.carry = ''
     let p = 0
     this.bodyFrom = 0
     this.viewFrom = 0
-    const n = w.length
+    let n = w.length
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
           const r = this.o.codeFences ? this.scanFenced(w, p, base) : this.scanText(w, p, base)
-          if (r < 0) return this.keep(w, base, ~r)
+          if (r < 0) {
+            const again = this.restart
+            if (again === null) return this.keep(w, base, ~r)
+            // a tag held in a code span of an earlier window opens its tool after all: read on
+            // from it, in a window that starts there
+            this.restart = null
+            this.feeds++
+            base = this.heldFrom
+            w = again
+            n = w.length
+            p = 0
+            this.bodyFrom = 0
+            this.viewFrom = 0
+            break
+          }
           p = r
           this.bodyFrom = p
           this.viewFrom = p
@@ -229,10 +308,11 @@ export class Engine {
       if (c === LT) return NONE
     }
     if (lim === n && !this.ended) {
-      const raw = w.slice(s + 1)
-      const unknown = text && this.o.diagnostics
-      const any = (x: string): boolean => unknown && NAME_SO_FAR.test(x)
-      if (this.cutMatches(raw, (x) => tags.prefixes.has(x) || any(x), (x) => tags.names.has(x) || any(x))) return PARTIAL
+      // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
+      // within two edits of a tool's (`</read_file>`, `< read_file >` included), and whether it
+      // is must not depend on where the chunk ended
+      if (text && this.o.diagnostics) return PARTIAL
+      if (this.cutMatches(w.slice(s + 1), (x) => tags.prefixes.has(x), (x) => tags.names.has(x))) return PARTIAL
     }
     return NONE
   }
@@ -244,10 +324,11 @@ export class Engine {
    */
   private cutMatches(raw: string, prefix: (name: string) => boolean, whole: (name: string) => boolean): boolean {
     if (!this.o.lenientTags) return prefix(raw)
-    const m = LENIENT_PARTIAL.exec(raw)
-    if (m === null) return false
-    const name = m[1]! + m[2]!
-    return m[2] !== '' && /[ \t]$/u.test(raw) ? whole(name) : prefix(name)
+    const name = lenientInner(raw)
+    if (name === null) return false
+    // a name (not just the slash) followed by a blank: only '>' can complete it
+    const named = name.length > (name.charCodeAt(0) === SLASH ? 1 : 0)
+    return named && isBlank(raw.charCodeAt(raw.length - 1)) ? whole(name) : prefix(name)
   }
 
   /** The name inside the brackets of a whole tag, normalised for `lenientTags`; null if it is no tag. */
@@ -256,8 +337,8 @@ export class Engine {
     // without blanks it is a plain tag (most are): no regex needed
     if (raw.indexOf(' ') < 0 && raw.indexOf('\t') < 0) return raw
     // `< / name >`: white space around the slash and the name, never inside the name
-    const m = LENIENT_TAG.exec(raw)
-    return m === null ? null : m[1]! + m[2]!
+    const name = lenientInner(raw)
+    return name === null || name.length === 0 || name === '/' ? null : name
   }
 
   /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
@@ -300,25 +381,61 @@ export class Engine {
    */
   private scanFenced(w: string, p: number, base: number): number {
     const n = w.length
-    let i = Math.max(p, this.rescan - base)
-    this.rescan = 0
+    let i = p
+    // the next '<', '`' and newline found in this window by an earlier call, which left text
+    // mode for a tag: without them every tool call rescanned the text to the next backtick or
+    // newline, perhaps the end of a long message (quadratic in the number of calls)
     let nextLt = -1
     let nextBt = -1
     let nextNl = -1
+    if (this.nextFeed === this.feeds) {
+      nextLt = this.nextLt
+      nextBt = this.nextBt
+      nextNl = this.nextNl
+    }
+    if (this.runHave > 0 && !this.bol) {
+      // a run of backticks inside a line went on to the end of the previous window
+      let k = i
+      while (k < n && w.charCodeAt(k) === BACKTICK) k++
+      const run = this.runHave + k - i
+      if (k === n && !this.ended) {
+        this.runHave = run
+        return this.cutFenced(w, p, base, n)
+      }
+      this.runHave = 0
+      this.spanRun(this.runAt, run)
+      i = k
+    }
     while (i < n) {
       if (this.bol) {
+        // a line-start run the previous window ended in goes on here, with its spaces counted
         let j = i
-        while (j < n && j - i < 3 && w.charCodeAt(j) === SPACE) j++
+        const had = this.runHave
+        if (had === 0) while (j < n && j - i < 3 && w.charCodeAt(j) === SPACE) j++
         let k = j
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
-        const run = k - j
-        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) return this.cutFenced(w, p, base, i)
+        const run = had + k - j
+        if (k === n && !this.ended && !(this.fence > 0 && run >= this.fence)) {
+          if (run === 0) return this.cutFenced(w, p, base, i)
+          // the run may go on: remember its length rather than keep it aside, where every chunk
+          // would read it again; it is text whatever it decides
+          if (had === 0) this.runAt = base + j
+          this.runHave = run
+          return this.cutFenced(w, p, base, n)
+        }
+        this.runHave = 0
         this.bol = false
         if (this.fence > 0 || run >= 3) {
           this.fence = this.fence > 0 ? (run >= this.fence ? 0 : this.fence) : run
           this.lineText = true
           i = k
           continue
+        }
+        // no fence: the run is read again below as an inline one, or, begun in an earlier
+        // window, taken as one here
+        if (had > 0) {
+          this.spanRun(this.runAt, run)
+          i = k
         }
       }
       if (this.fence > 0 || this.lineText) {
@@ -336,7 +453,9 @@ export class Engine {
       const q = Math.min(nextLt, nextBt, nextNl)
       if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
         if (base + n <= this.spanAt + MAX_SPAN) return this.cutFenced(w, p, base, n)
+        const held = this.heldAt
         i = this.literal(this.spanAt + MAX_SPAN) - base
+        if (held >= 0 && held < base) return this.reopen(w, held)
         nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
         continue
       }
@@ -347,6 +466,7 @@ export class Engine {
           const held = this.heldAt
           this.literal(base + q)
           if (held >= 0) {
+            if (held < base) return this.reopen(w, held)
             i = held - base
             nextLt = nextBt = nextNl = -1
             continue
@@ -359,16 +479,13 @@ export class Engine {
       if (c === BACKTICK) {
         let k = q
         while (k < n && w.charCodeAt(k) === BACKTICK) k++
-        if (k === n && !this.ended) return this.cutFenced(w, p, base, q)
-        if (base + q >= this.literalBefore) {
-          if (this.span === 0) {
-            this.span = k - q
-            this.spanAt = base + q
-          } else if (k - q === this.span) {
-            this.span = 0
-            this.heldAt = -1
-          }
+        if (k === n && !this.ended) {
+          // see the line-start run above
+          this.runHave = k - q
+          this.runAt = base + q
+          return this.cutFenced(w, p, base, n)
         }
+        this.spanRun(base + q, k - q)
         i = k
         continue
       }
@@ -386,12 +503,19 @@ export class Engine {
       const name = this.innerName(w.slice(q + 1, e))
       if (name !== null && this.textTags.names.has(name)) {
         if (this.span > 0) {
+          // the text before it is decided; what follows is text only while the tag is held
+          this.text.push(w.slice(p, q))
+          p = q
           this.heldAt = base + q
           i = e + 1
           continue
         }
         this.text.push(w.slice(p, q))
         this.openTag(name)
+        this.nextFeed = this.feeds
+        this.nextLt = nextLt
+        this.nextBt = nextBt
+        this.nextNl = nextNl
         return e + 1
       }
       if (this.o.diagnostics && name !== null && this.span === 0) this.checkUnknown(name, base + q)
@@ -401,14 +525,46 @@ export class Engine {
     return this.cutFenced(w, p, base, n)
   }
 
-  /** Ends scanFenced's window at `at`, or at the held tag before it (scanned again next time). */
+  /** Ends scanFenced's window at `at` (past a held tag, its text is pushed as provisional). */
   private cutFenced(w: string, p: number, base: number, at: number): number {
-    if (this.heldAt >= 0) {
-      this.rescan = base + at
-      at = this.heldAt - base
+    if (this.heldAt >= 0 && at > p) {
+      // while a tag is held the window is always used up (its '<'s are not read), so the raw
+      // text from the tag on is heldRaw followed by the next window
+      if (this.heldMark === null) this.heldMark = this.text.mark()
+      this.heldRaw.push(w.slice(p, at))
     }
     this.text.push(w.slice(p, at))
     return ~at
+  }
+
+  /**
+   * The tag held at `held`, in an earlier window, opens its tool: the text shown since is taken
+   * back, and feed reads again from the tag (each held stretch is read again at most once).
+   */
+  private reopen(w: string, held: number): number {
+    this.text = this.text.before(this.heldMark!)
+    this.heldMark = null
+    this.restart = this.heldRaw.value + w
+    this.heldRaw.reset()
+    this.heldFrom = held
+    return ~0
+  }
+
+  /** A run of `run` backticks at offset `at` inside a line opens or closes a code span. */
+  private spanRun(at: number, run: number): void {
+    if (at < this.literalBefore) return
+    if (this.span === 0) {
+      this.span = run
+      this.spanAt = at
+    } else if (run === this.span) {
+      this.span = 0
+      // a held tag was text: what was shown of it stays
+      this.heldAt = -1
+      if (this.heldMark !== null) {
+        this.heldMark = null
+        this.heldRaw.reset()
+      }
+    }
   }
 
   /** The open span's backticks were literal (its line ended, or it ran too long). */
@@ -452,7 +608,7 @@ export class Engine {
       }
       const name = this.innerName(w.slice(s + 1, e))
       if (name !== null && this.params.has(name)) {
-        this.flushIgnored(this.diagnostics)
+        this.flushIgnored()
         this.setMode(Mode.Param)
         this.paramName = name
         this.paramClose = '</' + name + '>'
@@ -462,7 +618,7 @@ export class Engine {
         return e + 1
       }
       if (name === '/' + tool.name) {
-        this.flushIgnored(this.diagnostics)
+        this.flushIgnored()
         if (tool.body !== null) this.bodyTo(w, s)
         this.closeTool()
         return e + 1
@@ -606,6 +762,9 @@ export class Engine {
       bodyLength: 0,
       skipping: false,
       firstRaw: null,
+      openTag: greedy !== undefined && greedy.length === 1 && !this.o.decodeEntities ? '<' + greedy[0] + '>' : null,
+      firstOpen: -1,
+      openSeam: '',
       after: null,
       views: greedy !== undefined && this.o.greedyWhileStreaming
         ? greedy.map((g) => new GreedyView(g, '</' + name + '>', this.o.decodeEntities))
@@ -630,6 +789,13 @@ export class Engine {
   private bodyTo(w: string, to: number): void {
     const tool = this.tool!
     if (to <= this.bodyFrom) return
+    if (tool.firstOpen < 0 && tool.openTag !== null) {
+      const open = tool.openTag
+      const s = tool.openSeam + w.slice(this.bodyFrom, to)
+      const i = s.indexOf(open)
+      if (i >= 0) tool.firstOpen = tool.bodyLength - tool.openSeam.length + i
+      else tool.openSeam = s.slice(-(open.length - 1))
+    }
     tool.bodyLength += to - this.bodyFrom
     if (!tool.skipping) {
       // a run of the same window is kept as a range and cut once: in a one-shot parse the whole
@@ -675,8 +841,8 @@ export class Engine {
     const names = this.greedy[tool.name]!
     this.flushBody()
     if (names.length !== 1 || names[0] !== this.paramName) return
-    // the value skipped must start at the first opening tag of the body
-    if (tool.body!.value.indexOf('<' + this.paramName + '>') !== tool.bodyLength - this.paramName.length - 2) return
+    // the value skipped must start at the first opening tag of the body (found by bodyTo)
+    if (tool.firstOpen !== tool.bodyLength - this.paramName.length - 2) return
     tool.skipping = true
   }
 
@@ -723,10 +889,10 @@ export class Engine {
     }
   }
 
-  private flushIgnored(into: Diagnostic[]): void {
+  private flushIgnored(): void {
     const d = this.ignoredDiagnostic()
     if (d === null) return
-    into.push(d)
+    this.report(d)
     this.dropAt = -1
     this.dropSample = ''
   }
@@ -749,7 +915,21 @@ export class Engine {
       if (this.unknownCache.size < 4096) this.unknownCache.set(name, yes)
     }
     if (!yes) return
+    if (this.diagnostics.length >= this.o.maxDiagnostics) return this.drop(offset)
     this.diagnostics.push({ code: 'unknown-tool', message: `<${name}> looks like a tool call but is not a tool of this dialect; it was kept as text`, offset })
+  }
+
+  /**
+   * Keeps a diagnostic found along the text, up to `maxDiagnostics`. They are found in the same
+   * order whatever the chunking, so the ones kept and the count of the rest are the same too.
+   */
+  private report(d: Diagnostic): void {
+    if (this.diagnostics.length < this.o.maxDiagnostics) this.diagnostics.push(d)
+    else this.drop(d.offset)
+  }
+
+  private drop(offset: number): void {
+    if (this.dropped++ === 0) this.droppedAt = offset
   }
 
   /** Marks the end of the input: a held tag candidate can no longer become a tag. */
@@ -777,6 +957,14 @@ export class Engine {
       const at = this.pos + carry.length
       if (this.mode === Mode.Param) out.push({ code: 'unclosed-param', message: `the input ended inside <${this.paramName}> of <${this.tool!.name}>`, offset: at })
       out.push({ code: 'unclosed-tool', message: `the input ended inside <${this.tool!.name}>: the call has no closing tag`, offset: at })
+    }
+    if (this.dropped > 0) {
+      const n = this.dropped
+      out.push({
+        code: 'diagnostics-dropped',
+        message: `${n} more diagnostic${n === 1 ? ' was' : 's were'} found and left out after the first ${this.o.maxDiagnostics} (option maxDiagnostics)`,
+        offset: this.droppedAt,
+      })
     }
     return out
   }

@@ -13,6 +13,14 @@
 import { decodeEntities, partialEntityStart } from './entities.js'
 import { Rope } from './rope.js'
 
+/** What {@link Field.mark} keeps. */
+export interface FieldMark {
+  length: number
+  ws: string
+  held: string
+  started: boolean
+}
+
 export class Field {
   private readonly rope = new Rope()
   private ws = ''
@@ -34,6 +42,13 @@ export class Field {
     const last = piece.charCodeAt(piece.length - 1)
     const body = last > 32 && last < 127 ? piece : piece.trimEnd()
     if (body.length === 0) {
+      // white space ends a held entity fragment for good: it is released as it is, as a parse
+      // of the whole text at once releases it
+      if (this.held.length > 0) {
+        this.rope.push(this.held)
+        this.delta += this.held
+        this.held = ''
+      }
       this.ws += piece
       return
     }
@@ -79,6 +94,25 @@ export class Field {
   /** The value when no more text will come. */
   get value(): string {
     return this.core + this.held
+  }
+
+  /** The state to come back to with {@link Field.rollback}. */
+  mark(): FieldMark {
+    return { length: this.rope.length, ws: this.ws, held: this.held, started: this.started }
+  }
+
+  /**
+   * A new field holding what this one held at `m`: text shown while a tag in a code span was
+   * held is taken back when the tag opens its tool after all. A new object, not this one cut
+   * back, since a stream may still read this one's `core` (it only ever grows).
+   */
+  before(m: FieldMark): Field {
+    const f = new Field(this.decode)
+    f.rope.reset(this.rope.value.slice(0, m.length))
+    f.ws = m.ws
+    f.held = m.held
+    f.started = m.started
+    return f
   }
 
   /** What `core` gained since the previous call. */

@@ -39,7 +39,15 @@ export class GreedyView {
   private readonly close: string
   private started = false
   private scan = ''
+  /** Text held back: empty, a cut closing tag, or a closing tag that may be the last (`atClose`). */
   private tail = ''
+  /**
+   * The tail is a closing tag, blanks, then `frag` (a prefix of the tool's closing tag, with no
+   * white space). Kept apart so a chunk is checked against `frag` only: rescanning the whole
+   * tail made a model looping on newlines after `</content>` cost quadratic time.
+   */
+  private atClose = false
+  private frag = ''
 
   constructor(readonly name: string, private readonly toolClose: string, decode: boolean) {
     this.open = '<' + name + '>'
@@ -69,18 +77,46 @@ export class GreedyView {
       this.scan = ''
       piece = s.slice(i + this.open.length)
     }
+    if (this.atClose) {
+      // a later closing tag can only start in `frag` (blanks hold no '<'), so `frag + piece` is
+      // all that needs a look; while none comes, the tail stays held if what follows the closing
+      // tag still reads as blanks and the start of the tool's closing tag
+      const rest = this.frag + piece
+      if (rest.indexOf(this.close) < 0) {
+        const next = this.frag.length > 0 ? rest : piece.trimStart()
+        if (this.toolClose.startsWith(next)) {
+          this.tail += piece
+          this.frag = next
+          return
+        }
+      }
+    }
     const s = this.tail.length > 0 ? this.tail + piece : piece
+    // only the part after the held closing tag's own can hold a later one (see above)
+    const from = this.atClose ? s.length - this.frag.length - piece.length : 0
     let hold = s.length
+    this.atClose = false
+    this.frag = ''
     // the last closing tag, found forwards: V8's indexOf is several times faster than lastIndexOf
     let c = -1
-    for (let i = s.indexOf(this.close); i >= 0; i = s.indexOf(this.close, i + 1)) c = i
-    if (c >= 0 && this.toolClose.startsWith(s.slice(c + this.close.length).trimStart())) hold = c
-    if (hold === s.length) {
-      const l = s.lastIndexOf('<')
-      if (l >= 0 && s.length - l < this.close.length && this.close.startsWith(s.slice(l))) hold = l
+    for (let i = s.indexOf(this.close, from); i >= 0; i = s.indexOf(this.close, i + 1)) c = i
+    if (c >= 0) {
+      const frag = s.slice(c + this.close.length).trimStart()
+      if (this.toolClose.startsWith(frag)) {
+        hold = c
+        this.atClose = true
+        this.frag = frag
+      }
     }
-    this.field.push(s.slice(0, hold))
-    this.tail = s.slice(hold)
+    if (hold === s.length) {
+      // a cut closing tag starts within its length of the end
+      const l = s.indexOf('<', Math.max(from, s.length - this.close.length + 1))
+      let last = -1
+      for (let k = l; k >= 0; k = s.indexOf('<', k + 1)) last = k
+      if (last >= 0 && this.close.startsWith(s.slice(last))) hold = last
+    }
+    this.field.push(hold === s.length ? s : s.slice(0, hold))
+    this.tail = hold === s.length ? '' : s.slice(hold)
   }
 }
 

@@ -12,7 +12,7 @@ import { TagstreamError } from '../errors.js'
  * given explicitly wins over the profile.
  * @example
  * ```ts
- * const opts: ParseOptions = { profile: 'robust', reasoningTags: ['thinking'], idGenerator: () => 'id' }
+ * const opts: ParseOptions = { profile: 'robust', reasoningTags: ['thinking'], idGenerator: () => 'id', maxDiagnostics: 100 }
  * ```
  */
 export interface ParseOptions {
@@ -39,6 +39,14 @@ export interface ParseOptions {
   /** Report diagnostics; {@link parseAssistantMessage} then returns `{ blocks, diagnostics }`. */
   diagnostics?: boolean
   /**
+   * Most diagnostics reported for one message along its text (default 1000; a non-negative
+   * integer, or `Infinity`). Past it, the rest are only counted, and one last diagnostic
+   * `diagnostics-dropped` says how many were left out; the end-of-input ones (`unclosed-tool`,
+   * `unclosed-param`, `truncated-open-tag`, a pending `ignored-content`) are always reported.
+   * The same diagnostics for any chunking.
+   */
+  maxDiagnostics?: number
+  /**
    * The text is the whole message, not a prefix of it: held-back fragments are released, open
    * blocks are completed (and marked `truncated` with that option). Default `false`, the
    * original's behaviour, where open blocks stay `partial: true`.
@@ -58,7 +66,11 @@ export interface ResolvedOptions {
   truncation: boolean
   lenientTags: boolean
   diagnostics: boolean
+  maxDiagnostics: number
 }
+
+/** Default of {@link ParseOptions.maxDiagnostics}. @internal */
+export const DEFAULT_MAX_DIAGNOSTICS = 1000
 
 const defaultIds = (): string => nanoid(8)
 
@@ -85,6 +97,10 @@ export function resolveOptions(o: ParseOptions = {}): ResolvedOptions {
     }
     reasoningTags = o.reasoningTags
   }
+  const maxDiagnostics = o.maxDiagnostics === undefined ? DEFAULT_MAX_DIAGNOSTICS : o.maxDiagnostics
+  if (typeof maxDiagnostics !== 'number' || !(maxDiagnostics === Infinity || (Number.isInteger(maxDiagnostics) && maxDiagnostics >= 0))) {
+    throw new TagstreamError('ERR_INVALID_OPTION', `option maxDiagnostics must be a non-negative integer or Infinity, got ${typeof maxDiagnostics === 'number' ? String(maxDiagnostics) : typeof maxDiagnostics}`, { option: 'maxDiagnostics' })
+  }
   if (o.idGenerator !== undefined && typeof o.idGenerator !== 'function') {
     throw new TagstreamError('ERR_INVALID_OPTION', 'option idGenerator must be a function', { option: 'idGenerator' })
   }
@@ -99,5 +115,6 @@ export function resolveOptions(o: ParseOptions = {}): ResolvedOptions {
     truncation: flag(o.truncation, 'truncation', robust),
     lenientTags: flag(o.lenientTags, 'lenientTags', robust),
     diagnostics: flag(o.diagnostics, 'diagnostics', robust),
+    maxDiagnostics,
   }
 }

@@ -85,130 +85,372 @@ function stripTags(text: string): string {
   return text
 }
 
-/**
- * A "barrier": a character no stripped tag, its white space, or a partial tag name can contain
- * (not white space, not a letter or `_`, not `<`, `>`, `/`). Cleaning never removes one, and no
- * rule looks across one, so the text up to a barrier can be cleaned once and for all.
- */
-function isBarrier(c: number): boolean {
-  if (c < 128) return BARRIER_ASCII[c] === 1
-  return !(c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029
-    || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff)
+/** JavaScript white space (`\s`, and what `trim()` removes): one UTF-16 unit. */
+function isWs(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13)
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029
+    || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
 }
 
-const BARRIER_ASCII = new Uint8Array(128)
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c)
-  BARRIER_ASCII[c] = /[\sA-Za-z_<>/]/.test(ch) ? 0 : 1
+/** Length of `s` without its trailing white space (`s.trimEnd().length`), reading only that run. */
+function coreEnd(s: string): number {
+  let e = s.length
+  while (e > 0 && isWs(s.charCodeAt(e - 1))) e--
+  return e
 }
+
+/**
+ * One pass of `stripTags` (one tag and its white-space character) as a stream: `feed` gives the
+ * output that no later input can change, and keeps back the few characters that may still
+ * belong to a match (a prefix of the tag at the end, a complete opening tag whose next character
+ * is not known yet, a white-space character that may precede a closing tag). The kept part is
+ * never longer than the tag plus one character, so a pass costs O(input) however the text is cut.
+ */
+class StripPass {
+  /** Kept-back input, re-read with the next piece. */
+  hold = ''
+
+  constructor(private readonly tag: string, private readonly closing: boolean) {}
+
+  /** The output of `hold + input` that is final; the rest becomes the new `hold`. */
+  feed(input: string): string {
+    return this.run(this.hold.length > 0 ? this.hold + input : input, false)
+  }
+
+  /** What `hold + input` gives if the text ends there (the pass's `replace` on the whole). */
+  flush(input: string): string {
+    const text = this.hold.length > 0 ? this.hold + input : input
+    const save = this.hold
+    const out = this.run(text, true)
+    this.hold = save
+    return out
+  }
+
+  private run(text: string, final: boolean): string {
+    const tag = this.tag
+    let out = ''
+    let p = 0 // start of what is not yet in `out`
+    let q = 0 // where the next search for `<` starts
+    for (;;) {
+      const lt = text.indexOf('<', q)
+      if (lt < 0) break
+      // \s?</tag>: the white space belongs to the match only if it is not part of an earlier one
+      const start = this.closing && lt > p && isWs(text.charCodeAt(lt - 1)) ? lt - 1 : lt
+      if (text.startsWith(tag, lt)) {
+        const end = lt + tag.length
+        if (!this.closing && end === text.length && !final) {
+          // <tag>\s?: the next character decides whether the white space goes with it
+          out += text.slice(p, lt)
+          this.hold = text.slice(lt)
+          return out
+        }
+        out += text.slice(p, start)
+        p = !this.closing && end < text.length && isWs(text.charCodeAt(end)) ? end + 1 : end
+        q = p
+        continue
+      }
+      if (!final && text.length - lt < tag.length && tag.startsWith(text.slice(lt))) {
+        out += text.slice(p, start)
+        this.hold = text.slice(start)
+        return out
+      }
+      q = lt + 1
+    }
+    if (this.closing && !final && text.length > p && isWs(text.charCodeAt(text.length - 1))) {
+      // a white space at the end may precede a closing tag still to come
+      out += text.slice(p, text.length - 1)
+      this.hold = text.slice(text.length - 1)
+      return out
+    }
+    this.hold = ''
+    return p === 0 ? text : out + text.slice(p)
+  }
+}
+
+// States of the text after the last `<`, for `isPartialTag` without reading it again.
+const LT = 0 // `<`
+const LT_SLASH = 1 // `</`
+const LT_WS = 2 // `<` or `</`, then white space only: not a partial tag, but a name may follow
+const NAME = 3 // a tag name after them
+const NAME_WS = 4 // a tag name, then white space
+const DEAD = 5 // anything else: this `<` is not a partial tag, whatever follows
+type LtState = typeof LT | typeof LT_SLASH | typeof LT_WS | typeof NAME | typeof NAME_WS | typeof DEAD
+
+function isNameChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95
+}
+
+/** Moves the state over `s`, which holds no `<`. O(s) until the state is DEAD, then O(1). */
+function runLt(state: LtState, s: string): LtState {
+  for (let i = 0; i < s.length && state !== DEAD; i++) {
+    const c = s.charCodeAt(i)
+    const ws = isWs(c)
+    const name = isNameChar(c)
+    switch (state) {
+      case LT: state = c === 47 ? LT_SLASH : ws ? LT_WS : name ? NAME : DEAD; break
+      case LT_SLASH:
+      case LT_WS: state = ws ? LT_WS : name ? NAME : DEAD; break
+      case NAME: state = name ? NAME : ws ? NAME_WS : DEAD; break
+      default: state = ws ? NAME_WS : DEAD // NAME_WS
+    }
+  }
+  return state
+}
+
+function isPartialState(s: LtState): boolean {
+  return s === LT || s === LT_SLASH || s === NAME || s === NAME_WS
+}
+
+/** A growing string kept as its part up to the last non-white-space character and the run after it. */
+class Trimmed {
+  readonly core = new Rope()
+  ws = ''
+  version = 0
+
+  push(s: string): void {
+    const e = coreEnd(s)
+    if (e === 0) {
+      this.ws += s
+      return
+    }
+    const core = e === s.length ? s : s.slice(0, e)
+    this.core.push(this.ws.length > 0 ? this.ws + core : core)
+    this.ws = e === s.length ? '' : s.slice(e)
+    this.version++
+  }
+
+  reset(): void {
+    this.core.reset()
+    this.ws = ''
+    this.version++
+  }
+}
+
+/** Which string the head of the last `display()` was: see {@link TextCleaner.headKind}. */
+const HEAD_ALL = 0 // lead + everything
+const HEAD_BODY = 1 // everything after the lead
+const HEAD_BODY_TRIMMED = 2 // everything after the lead, trimmed at the end
+const HEAD_BEFORE_LT = 3 // before the last `<`, trimmed
+const HEAD_NONE = 4
 
 /**
  * Display text of a partial text block that grows by appends, in time proportional to the new
- * text: re-cleaning the whole block on every update is quadratic on long blocks (and flattens the
- * string ropes that appends build). The output equals `cleanDisplayText(content, true)` after
- * every update; the complete block is cleaned once with `cleanDisplayText`.
+ * text whatever the text holds: re-cleaning the whole block, or even the part after some
+ * character, on every update is quadratic on long blocks (a stray `<` followed by pages of
+ * words was the case that showed it). The output equals `cleanDisplayText(content, true)` after
+ * every update.
  *
- * Everything up to the last barrier character (see `isBarrier`) is cleaned once and kept; only
- * the tail after it is cleaned again on each update.
+ * How: the six strip passes run as streams ({@link StripPass}), each keeping back at most a
+ * tag's length; their final output `S` is kept as `lead` (its leading white space), the part
+ * before its last `<` (`before`) and the part from it (`after`), each split from its trailing
+ * white space, with the state of the text after that `<` (is it a partial tag?). `display()`
+ * flushes the few kept-back characters through the passes and picks its result from those
+ * parts; nothing is sliced or scanned again.
  * @internal
  */
 export class TextCleaner {
-  /** Leading white space of the kept text: dropped when a partial tag is cut, as trim() would. */
+  private readonly passes = STRIP.map(([tag]) => new StripPass(tag, tag.startsWith('</')))
+  /** Leading white space of `S` (all of it while `S` is only white space). */
   private lead = ''
-  /** The kept text after `lead`: cleaned, and ending with a barrier. */
-  private readonly prefix = new Rope()
-  private tail = ''
-  /** `tail` has a `<`: only then can it hold a tag to strip or a partial tag to cut. */
-  private tailLt = false
-  /** How many times the kept prefix grew or was reset. */
-  commits = 0
-  /** How many times the cleaner was reset. */
-  resets = 0
+  /** `S` has something besides its lead. */
+  private body = false
+  /** `S` after the lead and up to its last `<` (all of it if none). */
+  private readonly before = new Trimmed()
+  /** `S` from its last `<`. */
+  private readonly after = new Trimmed()
+  private hasLt = false
+  private ltState: LtState = DEAD
   /**
-   * What the tail adds to the display text of the last `display()`; with `commits` and
-   * `trimmedLead`, it identifies that text without comparing whole strings.
+   * The passes keep back no `<` (see `plainHolds`). Then they keep nothing themselves: the white
+   * space they would keep, at most three characters, is in `trailWs`.
    */
+  private plain = true
+  private trailWs = ''
+  /** Bumped whenever `S` changes. */
+  private version = 0
+  /**
+   * With `headVersion` and `tailPart`, identifies the last `display()` without comparing strings:
+   * the same three values mean the same text. (Different values may still mean the same text.)
+   */
+  headKind = HEAD_NONE
+  /** See `headKind`. */
+  headVersion = 0
+  /** What the last `display()` added after its head: a few characters at most. */
   tailPart = ''
-  /** The last display text dropped the prefix's leading white space (a partial tag was cut). */
-  trimmedLead = false
 
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
+    for (const p of this.passes) p.hold = ''
     this.lead = ''
-    this.prefix.reset()
-    this.tail = ''
-    this.tailLt = false
-    this.commits++
-    this.resets++
+    this.body = false
+    this.before.reset()
+    this.after.reset()
+    this.hasLt = false
+    this.ltState = DEAD
+    this.plain = true
+    this.trailWs = ''
+    this.version++
     this.append(content)
   }
 
   /**
-   * The block grew by `text`. Everything up to its last barrier is cleaned and kept now, while
-   * `text` is a short flat string: looking for the barrier later, in a tail built by `+=`, would
-   * read a cons string.
+   * No pass keeps back a `<`: the opening passes keep nothing, the closing ones at most one
+   * white-space character each (the last characters of the text, if white space: the last in
+   * `</thinking>`'s pass, the one before in `</think>`'s, the one before that in
+   * `</function_calls>`'s). Then no pass can match before the next `<`, and the passes can be
+   * skipped: their kept characters move to `trailWs`.
    */
-  append(text: string): void {
-    let j = -1
-    for (let k = text.length - 1; k >= 0; k--) {
-      if (isBarrier(text.charCodeAt(k))) {
-        j = k
-        break
-      }
+  private toPlain(): void {
+    const p = this.passes
+    const h1 = p[1]!.hold
+    const h3 = p[3]!.hold
+    const h5 = p[5]!.hold
+    // and `fromPlain` can give them back: the last of `trailWs` to the first closing pass, and
+    // so on, which is how they stand unless a match broke the run
+    if (p[0]!.hold.length === 0 && p[2]!.hold.length === 0 && p[4]!.hold.length === 0
+      && h1.length <= 1 && h1 !== '<' && h3.length <= 1 && h3 !== '<' && h5.length <= 1 && h5 !== '<'
+      && (h3.length === 0 || h1.length === 1) && (h5.length === 0 || h3.length === 1)) {
+      this.plain = true
+      this.trailWs = h5 + h3 + h1
+      p[1]!.hold = p[3]!.hold = p[5]!.hold = ''
     }
-    if (j < 0) {
-      this.tail += text
-      if (!this.tailLt && text.includes('<')) this.tailLt = true
+  }
+
+  /** Back from `plain`: each closing pass keeps its character of `trailWs` again. */
+  private fromPlain(): void {
+    const w = this.trailWs
+    const n = w.length
+    const p = this.passes
+    if (n >= 1) p[1]!.hold = w[n - 1]!
+    if (n >= 2) p[3]!.hold = w[n - 2]!
+    if (n >= 3) p[5]!.hold = w[n - 3]!
+    this.trailWs = ''
+    this.plain = false
+  }
+
+  /** The block grew by `text`. */
+  append(text: string): void {
+    if (text.length === 0) return
+    if (this.plain) {
+      if (text.indexOf('<') < 0) {
+        // the common case, prose: no pass can match, so the passes would only keep back the
+        // trailing white space; doing just that is several times cheaper
+        const all = this.trailWs.length > 0 ? this.trailWs + text : text
+        const n = all.length
+        let k = 0
+        while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
+        if (k === 0) {
+          this.trailWs = ''
+          this.commit(all, false)
+        } else {
+          this.trailWs = all.slice(n - k)
+          if (n > k) this.commit(all.slice(0, n - k), false)
+        }
+        return
+      }
+      this.fromPlain()
+    }
+    let x = text
+    for (const pass of this.passes) {
+      if (x.length === 0) break // nothing new reaches the later passes
+      x = pass.feed(x)
+    }
+    this.toPlain()
+    if (x.length > 0) this.commit(x, true)
+  }
+
+  /** `s` is final output of the strip passes: add it to `S`. `mayHaveLt`: false if `s` has no `<`. */
+  private commit(s: string, mayHaveLt: boolean): void {
+    this.version++
+    if (!this.body) {
+      let k = 0
+      while (k < s.length && isWs(s.charCodeAt(k))) k++
+      if (k === s.length) {
+        this.lead += s
+        return
+      }
+      if (k > 0) {
+        this.lead += s.slice(0, k)
+        s = s.slice(k)
+      }
+      this.body = true
+    }
+    // indexOf first: most text has no '<', and lastIndexOf is slow in V8
+    const lt = !mayHaveLt || s.indexOf('<') < 0 ? -1 : s.lastIndexOf('<')
+    if (lt < 0) {
+      if (!this.hasLt) this.before.push(s)
+      else {
+        this.after.push(s)
+        if (this.ltState !== DEAD) this.ltState = runLt(this.ltState, s)
+      }
       return
     }
-    const upto = j === text.length - 1 ? text : text.slice(0, j + 1)
-    const joined = this.tail.length > 0 ? this.tail + upto : upto
-    // every tag to strip has a `<`: without one, there is nothing to look for
-    const kept = this.tailLt || upto.includes('<') ? stripTags(joined) : joined
-    if (this.prefix.length > 0) this.prefix.push(kept)
-    else {
-      // kept holds a barrier, which is not white space: the lead is all before it, and what
-      // follows is never empty
-      const body = kept.trimStart()
-      this.lead = kept.slice(0, kept.length - body.length)
-      this.prefix.push(body)
+    if (this.hasLt) {
+      // the old `after` now lies before the last `<`; it starts with `<`, so it has a core
+      if (this.before.ws.length > 0) this.before.core.push(this.before.ws)
+      this.before.core.push(this.after.core.value)
+      this.before.ws = this.after.ws
+      this.before.version++
     }
-    this.tail = j === text.length - 1 ? '' : text.slice(j + 1)
-    this.tailLt = this.tail.includes('<')
-    this.commits++
+    if (lt > 0) this.before.push(s.slice(0, lt))
+    this.after.reset()
+    this.after.push(lt === 0 ? s : s.slice(lt))
+    this.hasLt = true
+    this.ltState = runLt(LT, s.slice(lt + 1))
   }
 
   /** Same as `cleanDisplayText(content, true)` for the content so far. */
   display(): string {
-    if (!this.tailLt) {
-      this.tailPart = this.tail
-      this.trimmedLead = false
-      return this.concat(this.lead, this.tail)
+    let f = ''
+    const ps = this.passes
+    if (this.plain) f = this.trailWs // nothing to match: flushing gives it back
+    else for (const p of ps) if (p.hold.length > 0 || f.length > 0) f = p.flush(f)
+    // is the text after the last `<` of S + f a partial tag?
+    let fLt = -1
+    let cut = false
+    if (f.length > 0 && f.includes('<')) {
+      fLt = f.lastIndexOf('<')
+      cut = isPartialState(runLt(LT, f.slice(fLt + 1)))
+    } else if (this.hasLt) {
+      cut = isPartialState(this.ltState === DEAD || f.length === 0 ? this.ltState : runLt(this.ltState, f))
     }
-    const ts = stripTags(this.tail)
-    // indexOf first: most tails have no '<', and lastIndexOf is slow in V8
-    const lt = ts.indexOf('<') < 0 ? -1 : ts.lastIndexOf('<')
-    // a `<` in the prefix is followed by the prefix's last barrier, so it is never a partial tag
-    if (lt === -1 || !isPartialTag(ts.slice(lt))) {
-      this.tailPart = ts
-      this.trimmedLead = false
-      return this.concat(this.lead, ts)
+    if (!cut) return this.head(HEAD_ALL, this.version, f)
+    if (fLt >= 0) {
+      // (S + f before its last `<`).trim()
+      const g = f.slice(0, fLt)
+      if (!this.body) return this.head(HEAD_NONE, 0, g.trim())
+      const gt = g.trimEnd()
+      return gt.length > 0 ? this.head(HEAD_BODY, this.version, gt) : this.head(HEAD_BODY_TRIMMED, this.version, '')
     }
-    const head = ts.slice(0, lt)
-    // (lead + prefix + head).trim(): the prefix ends with a barrier, which trimming never passes
-    if (this.prefix.length === 0) {
-      this.tailPart = head.trim()
-      this.trimmedLead = false
-      return this.tailPart
-    }
-    this.tailPart = head.trimEnd()
-    this.trimmedLead = this.lead.length > 0
-    return this.concat('', this.tailPart)
+    // (S before its last `<`).trim(): the lead goes, and the white space before the `<`
+    return this.head(HEAD_BEFORE_LT, this.before.version, '')
   }
 
-  private concat(lead: string, tail: string): string {
-    let s = this.prefix.value
-    if (lead.length > 0) s = lead + s
-    return tail.length > 0 ? s + tail : s
+  private head(kind: number, version: number, tail: string): string {
+    this.headKind = kind
+    this.headVersion = version
+    this.tailPart = tail
+    let s: string
+    switch (kind) {
+      case HEAD_ALL:
+        s = this.bodyValue(false)
+        if (this.lead.length > 0) s = this.lead + s
+        break
+      case HEAD_BODY: s = this.bodyValue(false); break
+      case HEAD_BODY_TRIMMED: s = this.bodyValue(true); break
+      case HEAD_BEFORE_LT: s = this.before.core.value; break
+      default: s = ''
+    }
+    return tail.length === 0 ? s : s + tail
+  }
+
+  /** `S` after the lead, optionally without its trailing white space. */
+  private bodyValue(trimEnd: boolean): string {
+    const b = this.before
+    if (!this.hasLt) return trimEnd || b.ws.length === 0 ? b.core.value : b.core.value + b.ws
+    let s = b.core.value
+    if (b.ws.length > 0) s += b.ws
+    s += this.after.core.value
+    return trimEnd || this.after.ws.length === 0 ? s : s + this.after.ws
   }
 }

@@ -52,6 +52,8 @@ export class BlockParser extends Transform {
   private readonly session: DiffSession
   /** A write callback held while the readable side is full; `_read` releases it. */
   private waiting: ((error?: Error | null) => void) | null = null
+  /** See {@link BlockParser.stopParsing}. */
+  private parsingStopped = false
 
   /** @param options - see {@link BlockParserOptions} */
   constructor(options: BlockParserOptions = {}) {
@@ -86,6 +88,26 @@ export class BlockParser extends Transform {
   }
 
   /**
+   * Stops parsing: a chunk written from now on is neither parsed nor acknowledged (its write
+   * callback never fires), so the source stays held back by backpressure until the stream is
+   * destroyed. The diffs already emitted stay readable, and `blocks` / `text` keep what was
+   * parsed. The end of input still completes the partial blocks (`complete` diffs) if every chunk
+   * had been parsed before the stop.
+   *
+   * A {@link Presenter} calls it on the BlockParser piped into it when it interrupts (one tool per
+   * message, or a rejection): it then reads exactly the diffs produced before the interrupt, to
+   * give every tool call in them a `skipped` result, and the source produces nothing more.
+   * @example
+   * ```ts
+   * const parser = createBlockParser()
+   * parser.on('data', (d) => { if (d.op === 'add' && d.block.type === 'tool_use') parser.stopParsing() })
+   * ```
+   */
+  stopParsing(): void {
+    this.parsingStopped = true
+  }
+
+  /**
    * Node's Writable throws synchronously on a `null` chunk; a parser must not throw from
    * `write()`, so that case fails the stream like any other bad chunk.
    */
@@ -104,6 +126,7 @@ export class BlockParser extends Transform {
    * @internal
    */
   override _write(chunk: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.parsingStopped) return // held for good: see stopParsing
     const before = this.readableLength
     try {
       this.session.push(chunk)

@@ -4,7 +4,7 @@
  * person's approval holds back the whole pipeline.
  * @module
  */
-import { Writable } from 'node:stream'
+import { Writable, type Readable } from 'node:stream'
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
@@ -13,6 +13,7 @@ import { cutFenceOpener, TextCleaner } from '../present/clean.js'
 import { applyInPlace, copyBlock } from '../present/snapshot.js'
 import { checkDiff, checkSnapshot, setParam } from '../diff/validate.js'
 import { Rope } from '../parse/rope.js'
+import { BlockParser } from './block-parser.js'
 
 /**
  * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
@@ -85,6 +86,16 @@ export interface ToolResult {
   content: string
   /** See {@link ToolStatus}. */
   status: ToolStatus
+  /**
+   * `true` on the real outcome of a tool that was running when the presentation was aborted
+   * (the `signal` option, or `destroy()`) and settled afterwards. At the abort the tool's result
+   * is an `error` saying so; when the executor settles, that entry of `results` is replaced by
+   * what it returned or threw (its real status and content, with `afterAbort: true`) and a
+   * `result` event reports it, after `close` if need be: the tool's side effects happened even
+   * though the model's turn was cut short, and the next turn should say so. A tool that never
+   * settles keeps the `error` result.
+   */
+  afterAbort?: true
 }
 
 /**
@@ -137,6 +148,10 @@ export interface PresenterOptions {
    * grows, and a last time with `partial: false`. A returned promise is awaited before the next
    * diff is taken. A throw or rejection fails the stream: a broken UI should not go on running
    * tools unseen.
+   *
+   * A text block is first shown once its display text is not empty: a block that cleans to
+   * nothing (`<thinking></thinking>` alone, a lone `<`) is never passed to `say` (the original
+   * implementation says `""` for it). Once shown, a block gets every update, down to its last.
    */
   say?: (message: SayMessage) => void | PromiseLike<void>
   /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
@@ -160,7 +175,9 @@ export interface PresenterOptions {
   checkpoint?: PromiseLike<unknown>
   /**
    * Aborts the presentation: the running tool's signal is aborted (and the tool gets an `error`
-   * result), and the presenter is destroyed with an `AbortError`; `results` keep what was done.
+   * result, replaced by its real outcome marked `afterAbort` if it settles later: see
+   * {@link ToolResult.afterAbort}), and the presenter is destroyed with an `AbortError`;
+   * `results` keep what was done.
    */
   signal?: AbortSignal
   /** Clean text blocks for display with {@link cleanDisplayText} (default `true`). */
@@ -185,10 +202,12 @@ export interface PresenterOptions {
  * on purpose. Tell it from a user's abort with `instanceof InterruptError`.
  *
  * `await pipeline(source, parser, presenter)` therefore:
- * - resolves when the input ended with no interrupt, or when the interrupt came after the input
- *   had already all arrived (nothing was left to stop);
+ * - resolves when the input ended with no interrupt, or when the input had all been parsed when
+ *   the interrupt came (nothing was left to stop: the presenter reads on to the end, recording
+ *   `skipped` results, and finishes);
  * - rejects with an `InterruptError` when an interrupt cut the input short. The presentation
- *   itself succeeded: `ready` has fired and `presenter.results` is final.
+ *   itself succeeded: `ready` has fired and `presenter.results` is final (every call parsed
+ *   before the interrupt has its result).
  * @example
  * ```ts
  * try {
@@ -262,12 +281,20 @@ type Maybe = Promise<void> | undefined
  * - `tool` ({@link ToolUseBlock}): a complete tool block is about to be executed;
  * - `result` ({@link ToolResult}): a result was recorded (any status);
  * - `interrupt` ({@link InterruptInfo}): case 3 or 4 of SPEC 7 happened; emitted as soon as the
- *   tool's result is recorded, whatever follows. The tools the presenter had already received
- *   get `skipped` results; the rest of the input is never read (there is no way to know what it
- *   held without draining the model's stream, which is what the interrupt avoids);
+ *   tool's result is recorded, whatever follows. Every later tool call that was already parsed
+ *   gets a `skipped` result (recorded after this event, before `ready`), whatever the streams
+ *   buffered: the presenter stops the
+ *   {@link BlockParser} piped into it ({@link BlockParser.stopParsing}: nothing more is parsed,
+ *   so the source is held back) and reads, without presenting them, the diffs produced before
+ *   the interrupt (those in its own buffer and in the parser's readable side), recording a
+ *   `skipped` result for each tool block in them, partial ones included. Which calls get a
+ *   result therefore depends on the message and on where its chunks were cut, not on
+ *   `highWaterMark`s. The rest of the input is never read. (With another stream between the
+ *   parser and the presenter, only the presenter's own buffer is read: that stream cannot be
+ *   stopped.)
  * - `ready` (`ToolResult[]`): every block is handled and the results are final: once the input
- *   ended, or right after an `interrupt`. Comes before `finish` (or before the teardown, see
- *   {@link InterruptError}).
+ *   ended, or after an `interrupt` once those diffs were read. Comes before `finish` (or before
+ *   the teardown, see {@link InterruptError}).
  *
  * Records besides diffs: `{op:'diagnostic'}` is ignored; a `Block[]` snapshot (a parser with
  * `emit: 'snapshots'`) is diffed against the current one. `{op:'message'}` and `{op:'end'}`
@@ -320,7 +347,8 @@ export class Presenter extends Writable {
   /** message-level state */
   private marked = false
   private stopped: InterruptInfo | null = null
-  private skipFrom = 0
+  /** The tool blocks of the stopped message that have their `skipped` result: index and call_id. */
+  private readonly skipped = new Set<string>()
   /** cursor-block display state */
   private dirty = true
   private shownAny = false
@@ -332,10 +360,9 @@ export class Presenter extends Writable {
   private openKey = ''
   /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
   private openStale = false
-  private shownCommits = -1
-  private shownResets = -1
+  private shownHeadKind = -1
+  private shownHeadVersion = -1
   private shownTail = ''
-  private shownLead = false
   private shownText = ''
   private lastUpdateAt = 0
   private readonly cleaner = new TextCleaner()
@@ -344,8 +371,17 @@ export class Presenter extends Writable {
   private interruptInfo: InterruptInfo | null = null
   private tearDown = false
   private readyEmitted = false
-  private running: { block: ToolUseBlock; controller: AbortController } | null = null
+  /** The tool in flight; `slot` is the index of its placeholder result once an abort recorded one. */
+  private running: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
   private timer: NodeJS.Timeout | undefined
+  /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
+  private upstream: Readable | null = null
+  /** After an interrupt: the diffs produced before it are still read, for their `skipped` results. */
+  private draining = false
+  /** How many records of the drain are still to come (`Infinity`: until the end of input). */
+  private drainLeft = 0
+  /** Records of the task in flight (Writable counts them in `writableLength` until its callback). */
+  private inflight = 0
   private busy = false
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
 
@@ -382,6 +418,8 @@ export class Presenter extends Writable {
       // handled now, so a checkpoint that fails before any tool needs it is not an unhandled rejection
       this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
     }
+    this.on('pipe', (src: Readable) => { this.upstream = src })
+    this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
     if (this.signal !== undefined) {
       const signal = this.signal
@@ -443,6 +481,7 @@ export class Presenter extends Writable {
     if (running !== null) {
       this.running = null
       const reason = this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined))
+      running.slot = this.done.length
       this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
       running.controller.abort(reason)
     }
@@ -464,16 +503,17 @@ export class Presenter extends Writable {
     let p: Maybe
     try {
       // no closure per write: this runs once per diff
+      this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
       if (kind === WRITE) {
-        const op = this.stopped !== null && !this.marked ? 'ignored' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
-        if (op === 'ignored') p = undefined // input after an interrupt is not read
+        const op = this.stopped !== null && !this.marked ? 'stopped' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
+        if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
           p = this.advance()
         } else {
           p = this.ingest([arg], 0)
         }
-      } else if (kind === WRITEV) p = this.ingest(arg as unknown[], 0)
+      } else if (kind === WRITEV) p = this.stopped !== null && !this.marked ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
       else if (kind === END) p = this.endInput()
       else p = this.advance()
     } catch (err) {
@@ -510,7 +550,7 @@ export class Presenter extends Writable {
 
   private ingest(records: readonly unknown[], from: number): Maybe {
     for (let i = from; i < records.length; i++) {
-      if (this.stopped !== null && !this.marked) return undefined // input after an interrupt is not read
+      if (this.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
         checkSnapshot(r)
@@ -524,6 +564,12 @@ export class Presenter extends Writable {
       const op = (r as { op?: unknown }).op
       if (op === 'diagnostic') continue
       if (op === 'message' || op === 'end') {
+        if (this.draining) {
+          // the stopped message ended: what follows is not read (a replay of several messages
+          // with no marker before the first one)
+          this.finishDrain(true)
+          return undefined
+        }
         const p = this.endMessage()
         if (p !== undefined) {
           return p.then(() => {
@@ -637,7 +683,7 @@ export class Presenter extends Writable {
   private resetShown(): void {
     this.dirty = true
     this.shownAny = false
-    this.shownCommits = -1
+    this.shownHeadKind = -1
     this.shownTail = ''
     this.shownText = ''
     this.lastUpdateAt = 0
@@ -702,11 +748,10 @@ export class Presenter extends Writable {
       if (!this.dirty) return undefined
       const c = this.cleaner
       content = c.display()
-      const same = c.resets === this.shownResets
-        // the same prefix: compare only what the tail adds
-        ? c.commits === this.shownCommits && c.tailPart === this.shownTail && c.trimmedLead === this.shownLead
-        // started over (a rare non-append change): compare the whole text once
-        : this.shownAny && content === this.shownText
+      // the same head and tail: the same text, without comparing it; otherwise only texts of the
+      // same length need a look
+      const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
+        || content.length === this.shownText.length && content === this.shownText)
       if (same) {
         this.dirty = false
         return undefined
@@ -722,10 +767,9 @@ export class Presenter extends Writable {
     this.shownAny = true
     if (b.type === 'text' && b.partial && this.cleanText) {
       const c = this.cleaner
-      this.shownCommits = c.commits
-      this.shownResets = c.resets
+      this.shownHeadKind = c.headKind
+      this.shownHeadVersion = c.headVersion
       this.shownTail = c.tailPart
-      this.shownLead = c.trimmedLead
       this.shownText = content
     }
     if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
@@ -774,7 +818,7 @@ export class Presenter extends Writable {
     }
     this.emit('tool', b)
     const controller = new AbortController()
-    const running = { block: b, controller }
+    const running = { block: b, controller, slot: -1 }
     this.running = running
     let status: ToolStatus
     let content: string
@@ -794,7 +838,16 @@ export class Presenter extends Writable {
       status = 'error'
       content = errorMessage(err)
     }
-    if (this.running !== running) return // destroyed meanwhile: _destroy recorded the result
+    if (this.running !== running) {
+      // destroyed meanwhile: _destroy recorded an `error`; the tool did run, so its real outcome
+      // takes that place, marked, for the next turn to know about its side effects
+      if (running.slot >= 0) {
+        const r: ToolResult = { call_id: b.call_id, name: b.name, content, status, afterAbort: true }
+        this.done[running.slot] = r
+        this.emit('result', r)
+      }
+      return
+    }
     this.running = null
     this.record(b, status, content)
     this.moveOn()
@@ -812,12 +865,71 @@ export class Presenter extends Writable {
     const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
     this.stopped = info
     this.interruptInfo = info
-    this.skipRest()
+    if (this.marked) {
+      // a replay of several messages: read on to the next one
+      this.skipRest()
+      this.emit('interrupt', info)
+      return
+    }
     this.emit('interrupt', info)
-    if (this.marked) return // a replay of several messages: read on to the next one
+    // The diffs already produced upstream are still read (not presented), so that every tool
+    // call in them gets its `skipped` result whatever the streams buffered; the parser stops
+    // parsing, so nothing new is produced. Those diffs are in this stream's own buffer and in the
+    // parser's readable side: a known number of records, which `pipe` delivers in order.
+    const up = this.upstream
+    if (up instanceof BlockParser) up.stopParsing()
+    this.draining = true
+    this.drainLeft = this.writableEnded
+      ? Infinity // the end is already on its way: read up to it
+      : this.writableLength - this.inflight + (up instanceof BlockParser ? up.readableLength : 0)
+    this.endDrainIfDone()
+  }
+
+  /**
+   * The upstream let go (its end, or someone's `unpipe()`). In the middle of a drain, the records
+   * counted in its readable side will not come: the drain ends with what this stream holds.
+   */
+  private unpiped(src: Readable): void {
+    if (this.upstream !== src) return
+    this.upstream = null
+    if (!this.draining || src.readableEnded) return // at its end, the end of this stream follows
+    this.drainLeft = Math.min(this.drainLeft, this.writableLength - (this.busy ? this.inflight : 0))
+    if (this.busy || this.drainLeft > 0) return // the next records end it
+    this.finishDrain(true)
+    if (this.tearDown) {
+      this.tearDown = false
+      this.destroy(new InterruptError(this.interruptInfo!))
+    }
+  }
+
+  /** Records that arrive after an interrupt: applied to the snapshot only, up to the drain's end. */
+  private drain(records: readonly unknown[]): Maybe {
+    if (!this.draining) return undefined // the drain is over: the rest of the input is not read
+    const p = this.ingest(records, 0)
+    this.drainLeft -= records.length
+    this.endDrainIfDone()
+    return p
+  }
+
+  private endDrainIfDone(): void {
+    if (!this.draining || this.drainLeft > 0) return
+    const up = this.upstream
+    if (up instanceof BlockParser && up.writableEnded && up.writableLength === 0 && !up.destroyed) {
+      // the parser had all its input: only its end is to come (and the `complete` diffs of its
+      // flush), so the input is not cut short; wait for it rather than tear the pipeline down
+      this.drainLeft = Infinity
+      return
+    }
+    this.finishDrain(true)
+  }
+
+  /** The drained records are all in: `skipped` results for the tools in them, then `ready`. */
+  private finishDrain(tearDown: boolean): void {
+    this.draining = false
+    this.skipRest()
     this.emitReady()
     // nothing left to stop if the input already ended: then the stream finishes normally
-    if (!this.writableEnded) this.tearDown = true
+    if (tearDown && !this.writableEnded) this.tearDown = true
   }
 
   /** `skipped` results for the tools of the stopped message received so far. */
@@ -827,12 +939,16 @@ export class Presenter extends Writable {
     const why = info.reason === 'rejected'
       ? 'a previous tool was rejected'
       : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
-    const from = Math.max(this.index, this.skipFrom)
-    for (let i = from; i < this.snap.length; i++) {
+    // by index and call_id, not from where the last call stopped: a block after the cursor may
+    // have been replaced since (text that turned out to be the start of a tool call)
+    for (let i = this.index; i < this.snap.length; i++) {
       const b = this.snap[i]!
-      if (b.type === 'tool_use') this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
+      if (b.type !== 'tool_use') continue
+      const key = `${i} ${b.call_id}`
+      if (this.skipped.has(key)) continue
+      this.skipped.add(key)
+      this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
     }
-    this.skipFrom = this.snap.length
   }
 
   private emitReady(): void {
@@ -857,7 +973,8 @@ export class Presenter extends Writable {
     this.sync()
     if (this.destroyed) return undefined
     if (this.stopped !== null) {
-      if (this.marked) this.skipRest()
+      if (this.draining) this.finishDrain(false)
+      else if (this.marked) this.skipRest()
       return undefined
     }
     const b = this.snap[this.index]
@@ -878,7 +995,7 @@ export class Presenter extends Writable {
     this.snap = []
     this.index = 0
     this.stopped = null
-    this.skipFrom = 0
+    this.skipped.clear()
     this.marked = marked || this.marked
     this.resetShown()
   }

@@ -1,0 +1,148 @@
+// Issue 11 (hardening): inputs that made a robust option superlinear, each measured at n and 4n
+// in the same run (samples interleaved, so a change in machine load hits both alike). Linear time
+// means the 4n input takes about 4x the time; the verdict allows 6x.
+//
+//  1. codeFences, streamed in 16-byte chunks: one run of backticks (it was kept aside and reread
+//     by every chunk: 32 / 64 / 128 KB took 0.44 / 2.3 / 13.5 s; measured here at 128 KB and 512 KB);
+//     also after a tool tag held in an open code span (the held text was kept aside the same way);
+//  2. greedyWhileStreaming, 16-byte chunks: `x</content>` then newlines only (the held tail was
+//     rescanned by every chunk: 32 / 64 / 128 KB took 0.33 / 1.2 / 4.7 s; here 128 KB and 512 KB);
+//  3. codeFences, one-shot: prose + read_file calls, with and without newlines (every call
+//     rescanned to the next backtick or newline: 3.5 MB took 5.4 s, 8 MB without newlines 108 s);
+//  9. lenientTags, 64-byte chunks: '<', 60 blanks and `a b` (a regex backtracked cubically on
+//     every cut candidate: 3.4–5.3 s/MB, 0.21 s/MB without lenientTags, 16–25x); besides its n/4n
+//     ratio, this row's cost is compared with the same stream without lenientTags (target <= 5x:
+//     lenientTags still carries one cut candidate of up to 65 characters per chunk here);
+//  –. found on the way: a greedy tool whose first `<content>` is not its param's own, then many
+//     openings (the body was searched from its start at each: 5000 openings after 1 MB, 7.4 s);
+//  8. diagnostics flood: `<a_b>` repeated, robust profile (13.2 M diagnostics, 2 GB RSS at 63 MB);
+//     now capped by maxDiagnostics (default 1000), so the count is printed too.
+//
+// Before timing, each streamed input is checked to give the same blocks and diagnostics as the
+// one-shot parse; a mismatch aborts.
+//
+// Run: npm run build && node --expose-gc bench/linearity.bench.mjs
+import { cpus, loadavg } from 'node:os'
+import { isDeepStrictEqual } from 'node:util'
+import { parseAssistantMessage } from '../dist/index.js'
+import { DiffSession } from '../dist/streams/session.js'
+import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, verdict } from './gen.mjs'
+
+const counter = () => { let n = 0; return () => `c${++n}` }
+
+/** Streams the chunks through a DiffSession (no stream machinery: the parser's own cost). */
+function streamed(chunks, opts) {
+  let records = 0
+  const diagnostics = []
+  const s = new DiffSession({ idGenerator: counter(), ...opts }, { record: () => { records++ }, diagnostic: (d) => diagnostics.push(d) })
+  for (const c of chunks) s.push(c)
+  s.end()
+  return { blocks: s.blocks, diagnostics, records }
+}
+
+function fail(msg) {
+  console.error(`linearity.bench: ABORT: ${msg}`)
+  process.exit(1)
+}
+
+/** The stream must end where the one-shot parse of the whole text is. */
+function check(label, text, chunks, opts) {
+  const got = streamed(chunks, opts)
+  const want = parseAssistantMessage(text, { idGenerator: counter(), ...opts, final: true, diagnostics: true })
+  const diags = opts.diagnostics === true || opts.profile === 'robust'
+  if (!isDeepStrictEqual(got.blocks, want.blocks)) fail(`${label}: the stream's blocks differ from the one-shot parse`)
+  if (diags && !isDeepStrictEqual(got.diagnostics, want.diagnostics)) fail(`${label}: the stream's diagnostics differ from the one-shot parse`)
+}
+
+const fill = (unit, size) => flat(unit.repeat(Math.ceil(size / unit.length)).slice(0, size))
+
+/**
+ * Each case: make(size) gives [text, chunks or null for a one-shot parse]; opts the parse options;
+ * sizes [n, 4n].
+ */
+const CASES = [
+  {
+    item: '1', label: 'codeFences, 16-byte chunks: a run of backticks', opts: { codeFences: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = fill('`', n); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '1', label: 'same, robust profile', opts: { profile: 'robust' }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = fill('`', n); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '1', label: 'same, after a tool tag held in an open code span', opts: { codeFences: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = flat('a `b <read_file><path>x</path></read_file> ' + '`'.repeat(n)); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '2', label: 'greedyWhileStreaming, 16-byte chunks: `x</content>` then newlines', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = flat('<write_to_file><path>a</path><content>x</content>' + '\n'.repeat(n)); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '3', label: 'codeFences, one-shot: text + read_file calls', opts: { codeFences: true }, sizes: [0.9 * MB, 3.6 * MB],
+    make: (n) => [fill('Some text here.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n', n), null],
+  },
+  {
+    item: '3', label: 'same without newlines', opts: { codeFences: true }, sizes: [2 * MB, 8 * MB],
+    make: (n) => [fill('Some text here. <read_file><path>src/a.ts</path></read_file> ', n), null],
+  },
+  {
+    item: '–', label: 'cline profile, one-shot: write_to_file whose path holds `<content>`, then many `<content>y</content>` (SPEC 3.5 searched the body at every opening)', opts: {}, sizes: [0.5 * MB, 2 * MB],
+    make: (n) => [flat('<write_to_file><path>' + 'x'.repeat(n / 2) + '<content></path>' + '<content>y</content>'.repeat(Math.round(n / 40)) + '</write_to_file>'), null],
+  },
+  {
+    item: '9', label: "lenientTags + diagnostics, 64-byte chunks: '<', 60 blanks, `a b`", opts: { lenientTags: true, diagnostics: true }, sizes: [256 * KB, 1 * MB],
+    plain: { diagnostics: true },
+    make: (n) => { const t = fill('<' + ' '.repeat(60) + 'a b', n); return [t, chunk(t, 64)] },
+  },
+  {
+    item: '9', label: 'same, robust profile', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
+    plain: { profile: 'robust', lenientTags: false },
+    make: (n) => { const t = fill('<' + ' '.repeat(60) + 'a b', n); return [t, chunk(t, 64)] },
+  },
+  {
+    item: '8', label: 'diagnostics flood: `<a_b>` repeated, robust, one-shot', opts: { profile: 'robust' }, sizes: [2 * MB, 8 * MB],
+    make: (n) => [fill('<a_b>', n), null],
+  },
+  {
+    item: '8', label: 'same, 64-byte chunks', opts: { profile: 'robust' }, sizes: [1 * MB, 4 * MB],
+    make: (n) => { const t = fill('<a_b>', n); return [t, chunk(t, 64)] },
+  },
+]
+
+console.log('## linearity.bench — the hardening cases of issue 11 at n and 4n\n')
+console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+
+const rows = []
+const plainRows = []
+let misses = 0
+for (const c of CASES) {
+  const inputs = c.sizes.map((n) => c.make(Math.round(n)))
+  for (const [text, chunks] of inputs) if (chunks !== null) check(`${c.item} ${c.label} at ${fmtSize(text.length)}`, text, chunks, c.opts)
+  const run = (opts, [text, chunks]) => chunks === null
+    ? () => parseAssistantMessage(text, opts)
+    : () => streamed(chunks, opts).records
+  const fns = inputs.map((inp) => run(c.opts, inp))
+  if (c.plain !== undefined) fns.push(run(c.plain, inputs[1]))
+  const big = inputs[1][0].length > 2 * MB
+  const res = measureInterleaved(fns, big ? { warmup: 1, samples: 5, minMs: 40 } : { warmup: 2, samples: 5, minMs: 40 })
+  const ratio = res[1].ms / res[0].ms
+  const ok = ratio <= 6
+  if (!ok) misses++
+  let extra = ''
+  if (c.item === '8') {
+    const r = parseAssistantMessage(inputs[1][0], c.opts)
+    extra = ` (${r.diagnostics.length} diagnostics at 4n, the last ${r.diagnostics.at(-1)?.code})`
+  }
+  rows.push([c.item, c.label + extra, `${fmtSize(inputs[0][0].length)} → ${fmtSize(inputs[1][0].length)}`, `${num(res[0].ms)} ms`, `${num(res[1].ms)} ms`, `${num(ratio)}×`, verdict(ok)])
+  if (c.plain !== undefined) {
+    const vs = res[1].ms / res[2].ms
+    plainRows.push([c.item, c.label, fmtSize(inputs[1][0].length), `${num(res[2].ms)} ms`, `${num(res[1].ms)} ms`, `${num(vs)}×`, verdict(vs <= 5)])
+  }
+}
+
+console.log(mdTable(['item', 'input', 'n → 4n', 'time at n', 'time at 4n', '4n ÷ n', '4x input <= 6x time'], rows))
+console.log('\nMedian of 5 interleaved samples after warm-up. Streamed rows go through a DiffSession (the BlockParser\'s core, without stream machinery), so the figure is the parser\'s own.\n')
+console.log('### lenientTags on the blank-heavy cut candidates of item 9, against the same stream without it\n')
+console.log(mdTable(['item', 'input', 'size', 'without lenientTags', 'with lenientTags', 'with ÷ without (was 16–25×)', '<= 5x'], plainRows))
+console.log('')
+if (misses > 0) console.log(`${misses} row(s) above 6x: rerun on a quieter machine before reading it as a regression (the ratios are noisy on a shared CPU).\n`)
