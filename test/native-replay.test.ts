@@ -6,8 +6,8 @@ import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import {
-  readLog, replayDiffs, ReplayDiffer, applyDiff, counterIds, BlockAccumulator, TagstreamError,
-  type Block, type DiffRecord, type ReplayEvent, type ToolUseBlock,
+  readLog, replayDiffs, ReplayDiffer, applyDiff, counterIds, BlockAccumulator, TagstreamError, openAIChunks, anthropicChunks,
+  type Block, type DiffRecord, type ReplayEvent, type ToolUseBlock, type ModelChunk,
 } from '../lib/index.js'
 import { all, chunksOf, cutsUpTo } from './helpers/arb.js'
 
@@ -289,3 +289,37 @@ t.test('end to end: random argument objects cut into random input_json_delta / t
   }), { numRuns: 200 })
   t.pass('held')
 })
+
+t.test('providers that leave out the index key calls by id, and later pieces continue the last call; a start may hold the whole input', async (t) => {
+  const chunks = [
+    { choices: [{ index: 0, delta: { tool_calls: [{ id: 'call_a', function: { name: 'read_file', arguments: '{"path":' } }] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: [{ function: { arguments: '"a"}' } }] } }] },
+    { choices: [{ index: 0, delta: { tool_calls: [{ id: 'call_b', function: { name: 'list_files', arguments: '{}' } }, 'junk', { index: -1 }] } }] },
+    { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+  ]
+  const oai = await all(openAIChunks((async function* () { yield* chunks })()))
+  t.same(oai, [
+    { kind: 'tool_call', key: 'id:call_a', id: 'call_a', name: 'read_file', args: '{"path":' },
+    { kind: 'tool_call', key: 'id:call_a', args: '"a"}' },
+    { kind: 'tool_call', key: 'id:call_b', id: 'call_b', name: 'list_files', args: '{}' },
+    { kind: 'tool_call', key: 'id:call_b', args: '' },
+    { kind: 'tool_end', cut: false },
+  ])
+  const { blocks } = differBlocks([{ type: 'message', id: 'm' }, ...oai.map((c) => chunkToEvent(c)), { type: 'end', id: 'm' }])
+  t.same(blocks.map((b) => b.type === 'tool_use' && [b.call_id, b.params]), [['call_a', { path: 'a' }], ['call_b', {}]])
+  const none = await all(openAIChunks((async function* () { yield { choices: [{ index: 0, delta: { tool_calls: [{ function: { arguments: '{' } }] } }] } })()))
+  t.same(none, [], 'a piece with no index, no id and no call before it belongs to no call')
+  const ant = await all(anthropicChunks((async function* () {
+    yield { type: 'message_start', message: {} }
+    yield { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_w', name: 'read_file', input: { path: 'whole.ts' } } }
+    yield { type: 'content_block_stop', index: 0 }
+    yield { type: 'content_block_stop', index: 1 }
+  })()))
+  t.same(ant, [{ kind: 'tool_call', key: '0', id: 'toolu_w', name: 'read_file', args: '{"path":"whole.ts"}' }, { kind: 'tool_end', key: '0', cut: false }], 'a stop of a block that is no call ends nothing')
+})
+
+function chunkToEvent(c: ModelChunk): ReplayEvent {
+  if (c.kind === 'tool_call') return { type: 'tool', key: c.key, args: c.args, t: 0, ...(c.id === undefined ? {} : { id: c.id }), ...(c.name === undefined ? {} : { name: c.name }) }
+  if (c.kind === 'tool_end') return { type: 'tool_end', cut: c.cut, ...(c.key === undefined ? {} : { key: c.key }) }
+  return { type: 'chunk', kind: c.kind, text: c.text, t: 0 }
+}
