@@ -323,3 +323,11 @@ function chunkToEvent(c: ModelChunk): ReplayEvent {
   if (c.kind === 'tool_end') return { type: 'tool_end', cut: c.cut, ...(c.key === undefined ? {} : { key: c.key }) }
   return { type: 'chunk', kind: c.kind, text: c.text, t: 0 }
 }
+
+t.test('a history input with a __proto__ key: dropped with a diagnostic, nothing written through', async (t) => {
+  const h = '[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"__proto__":{"polluted":1},"path":"x","constructor":"c"}}]}]'
+  const [turn] = await replay([h], { diagnosticRecords: true })
+  t.same(turn!.blocks, [{ type: 'tool_use', name: 'read_file', params: { path: 'x', constructor: 'c' }, partial: false, call_id: 't1', isNativeToolCall: true }])
+  t.match(turn!.records.filter((r) => r.op === 'diagnostic'), [{ code: 'ignored-content', message: /the argument "__proto__" was dropped/ }])
+  t.equal(({} as Record<string, unknown>).polluted, undefined)
+})
