@@ -331,3 +331,13 @@ t.test('a history input with a __proto__ key: dropped with a diagnostic, nothing
   t.match(turn!.records.filter((r) => r.op === 'diagnostic'), [{ code: 'ignored-content', message: /the argument "__proto__" was dropped/ }])
   t.equal(({} as Record<string, unknown>).polluted, undefined)
 })
+
+t.test('the deprecated function_call delta is a native call named by the id generator', async (t) => {
+  const sse = [
+    { choices: [{ index: 0, delta: { role: 'assistant', content: null, function_call: { name: 'read_file', arguments: '' } } }] },
+    { choices: [{ index: 0, delta: { function_call: { arguments: '{"path":"f.ts"}' } } }] },
+    { choices: [{ index: 0, delta: {}, finish_reason: 'function_call' }] },
+  ].map((c) => `data: ${JSON.stringify({ id: 'x', ...c })}\n\n`).join('') + 'data: [DONE]\n\n'
+  const [turn] = await replay([sse])
+  t.same(turn!.blocks, [{ type: 'tool_use', name: 'read_file', params: { path: 'f.ts' }, partial: false, call_id: 'call_1', isNativeToolCall: true }])
+})

@@ -52,7 +52,9 @@ export type NativeChunk = ToolCallChunk | ToolEndChunk
 /**
  * The native-call chunks of one OpenAI chat-completion choice delta (choice 0), in order:
  * `delta.tool_calls[]` pieces (keyed by `index`; a provider that omits it keys by `id`, or
- * continues the last call), then, if the choice has a `finish_reason`, the end of every call.
+ * continues the last call), the deprecated `delta.function_call` (one call without an id: the
+ * replay's id generator names it), then, if the choice has a `finish_reason`, the end of every
+ * call.
  * A call's `function.name` and `id` are passed on whenever present.
  * @internal
  */
@@ -73,6 +75,13 @@ export function openAIToolChunks(choice: Record<string, unknown>, last: { key: s
       if (typeof f.name === 'string' && f.name !== '') c.name = f.name
       out.push(c)
     }
+  }
+  // the deprecated single-call form (`functions` instead of `tools`): no id, one call per choice
+  if (isObject(d.function_call)) {
+    const f = d.function_call
+    const c: ToolCallChunk = { kind: 'tool_call', key: 'function_call', args: typeof f.arguments === 'string' ? f.arguments : '' }
+    if (typeof f.name === 'string' && f.name !== '') c.name = f.name
+    out.push(c)
   }
   if (typeof choice.finish_reason === 'string') out.push({ kind: 'tool_end', cut: choice.finish_reason === 'length' })
 }
