@@ -3,7 +3,7 @@
 // `any` type fails the compile: each `Equal` must hold, and each `@ts-expect-error` line must be
 // an error. Nothing here runs.
 import {
-  applyDiff, createWebBlockParser, isBlockDiff, isDiagnosticRecord, isMarker, parseStream,
+  applyDiff, createWebBlockParser, openAIChunks, type ToolCallChunk, type ToolEndChunk, type ModelTextChunk, isBlockDiff, isDiagnosticRecord, isMarker, parseStream,
   type Block, type BlockDiff, type DiagnosticRecord, type DiffRecord, type EndMarker, type MessageMarker, type StreamParseOptions,
 } from 'tagstream'
 
@@ -43,5 +43,16 @@ export async function iteration(): Promise<void> {
     }
     // @ts-expect-error a record may be a marker, which applyDiff does not take
     applyDiff(blocks, r)
+  }
+}
+
+export async function modelChunks(stream: AsyncIterable<unknown>): Promise<void> {
+  // an SDK adapter's chunks: text, reasoning or a native tool call, told apart by `kind`
+  for await (const c of openAIChunks(stream)) {
+    if (c.kind === 'tool_call') check<Equal<typeof c, ToolCallChunk>>()
+    else if (c.kind === 'tool_end') check<Equal<typeof c, ToolEndChunk>>()
+    else check<Equal<typeof c, ModelTextChunk>>()
+    // @ts-expect-error a chunk may be a native tool call, which has no text
+    void c.text
   }
 }
