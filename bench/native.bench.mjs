@@ -10,7 +10,10 @@
 //    replayDiffs), 10 MB only: MB/s of argument JSON (the capture is ~8x larger);
 //  - linearity: time at 4n (10 MB) over time at n (2.5 MB); target <= 6 (the original re-parses
 //    the whole argument text on every delta: quadratic);
-//  - the diffs' size: the text of the appends adds up to the file's length, once.
+//  - the diffs' size: the text of the appends adds up to the file's length, once;
+//  - for scale, the original's way at 32 KB and 64 KB: after every delta, JSON.parse of the
+//    whole argument text so far, and on failure a regex over it for the string fields so far
+//    (quadratic: twice the size, about four times the time).
 //
 // Run: npm run build && node --expose-gc bench/native.bench.mjs
 import { loadavg } from 'node:os'
@@ -133,3 +136,28 @@ const sse = anthropicSse(chunk(big.args, CHUNK))
 const [e2e] = await measureInterleavedAsync([() => runSse(sse)], { warmup: 1, warmupMs: 0, samples: 3, minMs: 0 })
 console.log(`\nEnd to end from an Anthropic SSE capture (${fmtSize(sse.length)}, ${big.events.length - 4} input_json_delta events): ${num(big.args.length / MB / (e2e.ms / 1000))} MB/s of argument JSON, ${num(sse.length / MB / (e2e.ms / 1000))} MB/s of SSE (${num(e2e.ms)} ms).`)
 console.log(`Diffs: the set/append text of params.content adds up to the file's ${fmtSize(big.content.length)}, each character once (checked).`)
+
+/** The original's way: re-read the whole argument text after every delta. */
+function reparsePerDelta(pieces) {
+  const field = /"(\w+)":\s*"((?:[^"\\]|\\.)*)"?/g
+  let acc = ''
+  let params = {}
+  for (const p of pieces) {
+    acc += p
+    try {
+      params = JSON.parse(acc)
+    } catch {
+      params = {}
+      for (const m of acc.matchAll(field)) params[m[1]] = m[2]
+    }
+  }
+  return params
+}
+
+const small = [32 * 1024, 64 * 1024].map((size) => {
+  const args = JSON.stringify({ path: 'src/big.ts', content: codeFile(size) })
+  return { size, pieces: chunk(args, CHUNK), events: nativeEvents(chunk(args, CHUNK)) }
+})
+const naive = await measureInterleavedAsync(small.flatMap((c) => [async () => reparsePerDelta(c.pieces), () => runNative(c.events)]), { warmup: 3, warmupMs: 100, samples: 5, minMs: 100 })
+console.log('\n' + mdTable(['argument', 're-parse per delta (the original)', 'incremental (ReplayDiffer)', 'ratio'], small.map((c, i) => [fmtSize(c.size), `${num(naive[2 * i].ms)} ms`, `${num(naive[2 * i + 1].ms)} ms`, `${num(naive[2 * i].ms / naive[2 * i + 1].ms)}x`])))
+console.log(`Re-parse per delta, 2x the size: ${num(naive[2].ms / naive[0].ms)}x the time (quadratic); incremental: ${num(naive[3].ms / naive[1].ms)}x.`)
