@@ -105,7 +105,9 @@ class ReasoningSegment {
  * whole; a call completes at its `tool_end` event or at the end of the turn, and if its
  * arguments are not then a complete JSON object it is replaced by a block with the params read
  * so far and `truncated: true`, with an `invalid-tool-arguments` diagnostic (a record with
- * `diagnosticRecords`). A call's argument text counts toward the turn's `maxBytes`.
+ * `diagnosticRecords`). The argument text of a turn's native calls is limited to `maxBytes`
+ * too (UTF-8, counted apart from the turn's text): past it `push` throws
+ * `ERR_MESSAGE_TOO_LARGE`.
  *
  * `push` throws a {@link TagstreamError} for a chunk outside a turn, or a turn over `maxBytes`.
  * @example
