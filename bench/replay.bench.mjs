@@ -11,9 +11,19 @@
 //    serialisation), to separate the parse from the output;
 //  - `tagstream stats --json` over 48 files of 2 MB with --jobs 1 and --jobs 2: wall times and
 //    the speed-up (bounded by the cores the machine has free).
+//  - issue 11 (memory): Cline histories holding one assistant message of 10, 20 and 40 MB,
+//    replayed by the CLI: peak RSS (target: the 20 MB message under 350 MB; the message is
+//    replayed as it is read, so the peak follows the parse of the turn, not the JSON); a 200 MB
+//    message, a 200 MB JSONL line and a 200 MB SSE event: each fails with maxBytes (64 MiB)
+//    named, before being held whole: its peak RSS and time to the error;
+//  - issue 12 (linear snapshots): one turn of 100k and 400k blocks replayed plain and with
+//    --final: targets --final within 2x of plain replay at 100k blocks, and 4x the blocks costing
+//    about 4x the time (<= 6x). --snapshots prints the whole array after every chunk (blocks x
+//    chunks bytes, so 16x the output for 4x the blocks): timed at 1k and 4k blocks, where its
+//    output rate (MB/s) must not fall with the blocks (the work besides the output is linear).
 // Temp files are deleted at the end.
 //
-// Run: npm run build && node --expose-gc bench/replay.bench.mjs [--size MB]
+// Run: npm run build && node --expose-gc bench/replay.bench.mjs [--size MB] [--only throughput,memory,final,stats]
 import { spawn } from 'node:child_process'
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
@@ -25,6 +35,9 @@ const CLI = fileURLToPath(new URL('../dist/examples/cli/main.js', import.meta.ur
 const sizeArg = process.argv.indexOf('--size')
 const BIG_MB = sizeArg > 0 ? Number(process.argv[sizeArg + 1]) : 200
 const RSS_TARGET_MB = 150
+const onlyArg = process.argv.indexOf('--only')
+const only = new Set(onlyArg > 0 ? process.argv[onlyArg + 1].split(',') : ['throughput', 'memory', 'final', 'stats'])
+const failures = []
 const dir = mkdtempSync(join(tmpdir(), 'tagstream-replay-bench-'))
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130))
@@ -84,7 +97,7 @@ const rssHook = join(dir, 'rss.mjs')
 writeFileSync(rssHook, "process.on('exit', () => process.stderr.write(`\\n@@maxrss ${process.resourceUsage().maxRSS}\\n`))\n")
 
 /** Runs the CLI, counting its stdout; resolves with wall ms, output bytes and peak RSS (MB). */
-function runCli(args) {
+function runCli(args, { fail = false } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now()
     const child = spawn(process.execPath, ['--import', pathToFileURL(rssHook).href, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -96,8 +109,8 @@ function runCli(args) {
     child.on('close', (code) => {
       const ms = performance.now() - t0
       const rss = /@@maxrss (\d+)/.exec(err)
-      if (code !== 0) return reject(new Error(`tagstream ${args.join(' ')} exited ${code}: ${err.trim()}`))
-      resolve({ ms, bytes, rssMB: rss ? Number(rss[1]) / 1024 : NaN })
+      if ((code !== 0) !== fail) return reject(new Error(`tagstream ${args.join(' ')} exited ${code}: ${err.trim()}`))
+      resolve({ ms, bytes, rssMB: rss ? Number(rss[1]) / 1024 : NaN, stderr: err.replace(/\n?@@maxrss \d+\n/u, '').trim() })
     })
   })
 }
@@ -106,13 +119,15 @@ const fmt = (x, d = 1) => x.toFixed(d)
 const rows = []
 console.log(`## replay (issue 6)\n\nNode ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}.\n`)
 
+let bigRun, smallRun, bigBytes, smallBytes, one, two
+if (only.has('throughput')) {
 const big = join(dir, 'big.jsonl')
 const small = join(dir, 'small.jsonl')
-const bigBytes = await writeLog(big, BIG_MB)
-const smallBytes = await writeLog(small, BIG_MB / 4)
+bigBytes = await writeLog(big, BIG_MB)
+smallBytes = await writeLog(small, BIG_MB / 4)
 
-const bigRun = await runCli(['replay', big, '--speed', '0'])
-const smallRun = await runCli(['replay', small, '--speed', '0'])
+bigRun = await runCli(['replay', big, '--speed', '0'])
+smallRun = await runCli(['replay', small, '--speed', '0'])
 rows.push([`CLI replay, ${fmt(bigBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(bigBytes / 1e6 / (bigRun.ms / 1000))} MB/s`, `${fmt(bigRun.ms / 1000, 2)} s, ${fmt(bigRun.bytes / 1e6, 0)} MB out`, `${fmt(bigRun.rssMB, 0)} MB`])
 rows.push([`CLI replay, ${fmt(smallBytes / 1e6, 0)} MB chunk log → NDJSON pipe`, `${fmt(smallBytes / 1e6 / (smallRun.ms / 1000))} MB/s`, `${fmt(smallRun.ms / 1000, 2)} s, ${fmt(smallRun.bytes / 1e6, 0)} MB out`, `${fmt(smallRun.rssMB, 0)} MB`])
 
@@ -135,8 +150,93 @@ globalThis.gc?.()
   rows.push([`library: readLogBatches + ReplayDiffer, ${fmt(bigBytes / 1e6, 0)} MB (no output)`, `${fmt(bigBytes / 1e6 / (ms / 1000))} MB/s`, `${fmt(ms / 1000, 2)} s, ${records} records`, '-'])
 }
 rmSync(big)
+}
+
+// --- issue 11: one big message, one big line or event ----------------------------------------
+/** A history whose one assistant message is `mb` MB of text with tool calls. */
+function writeBigMessage(file, mb) {
+  const parts = []
+  for (let n = 0, i = 0; n < mb * 1e6; i++) {
+    const p = PARTS[i % PARTS.length]
+    parts.push(p)
+    n += p.length
+  }
+  writeFileSync(file, JSON.stringify([{ role: 'user', content: 'go' }, { role: 'assistant', content: [{ type: 'text', text: parts.join('') }] }]))
+  return statSync(file).size
+}
+
+if (only.has('memory')) {
+  const rss = {}
+  for (const mb of [10, 20, 40]) {
+    const f = join(dir, `msg${mb}.json`)
+    const bytes = writeBigMessage(f, mb)
+    const r = await runCli(['replay', f, '--speed', '0'])
+    rss[mb] = r.rssMB
+    rows.push([`CLI replay, a history with one ${mb} MB message`, `${fmt(bytes / 1e6 / (r.ms / 1000))} MB/s`, `${fmt(r.ms / 1000, 2)} s, ${fmt(r.bytes / 1e6, 0)} MB out`, `${fmt(r.rssMB, 0)} MB`])
+    rmSync(f)
+  }
+  if (!(rss[20] < 350)) failures.push(`a 20 MB message needs ${fmt(rss[20], 0)} MB (target 350)`)
+  const text = 'x'.repeat(1e6)
+  const huge = [
+    ['a 200 MB history message', 'huge.json', (f) => writeBigMessage(f, 200)],
+    ['a 200 MB JSONL line', 'huge.jsonl', (f) => writeFileSync(f, `{"t":0,"text":"${text.repeat(200)}"}\n`)],
+    ['a 200 MB SSE event', 'huge.sse', (f) => writeFileSync(f, `data: {"choices":[{"delta":{"content":"${text.repeat(200)}"}}]}\n\n`)],
+  ]
+  for (const [what, name, write] of huge) {
+    const f = join(dir, name)
+    write(f)
+    const r = await runCli(['replay', f, '--speed', '0'], { fail: true })
+    const named = /exceeds maxBytes \(67108864\)/u.test(r.stderr) && r.stderr.includes(f)
+    if (!named) failures.push(`${what}: ${r.stderr}`)
+    rows.push([`CLI replay, ${what} (fails at maxBytes)`, '-', `${fmt(r.ms / 1000, 2)} s to the error${named ? '' : ' (NOT NAMED)'}`, `${fmt(r.rssMB, 0)} MB`])
+    rmSync(f)
+  }
+}
+
+// --- issue 12: --final and --snapshots linear in the diffs ------------------------------------
+/** A chunk log of one turn that parses to `blocks` blocks (text, tool, text, tool…), 16-char chunks. */
+function writeManyBlocks(file, blocks) {
+  const unit = 'Look here. <read_file>\n<path>src/a.ts</path>\n</read_file>\n'
+  const text = unit.repeat(Math.ceil(blocks / 2))
+  const lines = [JSON.stringify({ meta: { blocks } })]
+  for (let i = 0; i < text.length; i += 16) lines.push(JSON.stringify({ t: i, text: text.slice(i, i + 16) }))
+  writeFileSync(file, lines.join('\n') + '\n')
+}
+
+if (only.has('final')) {
+  const time = {}
+  for (const n of [100_000, 400_000]) {
+    const f = join(dir, `blocks${n}.jsonl`)
+    writeManyBlocks(f, n)
+    for (const mode of ['plain', 'final']) {
+      const r = await runCli(['replay', f, '--speed', '0', ...(mode === 'plain' ? [] : [`--${mode}`])])
+      time[`${mode}${n}`] = r.ms
+      rows.push([`CLI replay${mode === 'plain' ? '' : ` --${mode}`}, one turn of ${n / 1000}k blocks`, '-', `${fmt(r.ms / 1000, 2)} s, ${fmt(r.bytes / 1e6, 1)} MB out`, `${fmt(r.rssMB, 0)} MB`])
+    }
+    rmSync(f)
+  }
+  const vsPlain = time.final100000 / time.plain100000
+  const scale = time.final400000 / time.final100000
+  console.log(`--final / plain replay at 100k blocks: ×${fmt(vsPlain, 2)} (target <= 2); --final 400k / 100k blocks: ×${fmt(scale, 2)} (4x the blocks; target <= 6)\n`)
+  // --snapshots: the output is the whole array per chunk (blocks x chunks bytes), so 4x the blocks
+  // is ~16x the output; the work besides it is linear, so the output rate stays the same
+  const rate = {}
+  for (const n of [1_000, 4_000]) {
+    const f = join(dir, `snap${n}.jsonl`)
+    writeManyBlocks(f, n)
+    const r = await runCli(['replay', f, '--speed', '0', '--snapshots'])
+    rate[n] = r.bytes / 1e6 / (r.ms / 1000)
+    rows.push([`CLI replay --snapshots, one turn of ${n / 1000}k blocks`, `${fmt(rate[n])} MB/s out`, `${fmt(r.ms / 1000, 2)} s, ${fmt(r.bytes / 1e6, 0)} MB out`, `${fmt(r.rssMB, 0)} MB`])
+    rmSync(f)
+  }
+  console.log(`--snapshots output rate, 4k / 1k blocks: ×${fmt(rate[4000] / rate[1000], 2)} (the work per byte of output does not grow with the blocks: target >= 0.5)\n`)
+  if (!(rate[4000] / rate[1000] >= 0.5)) failures.push(`--snapshots output rate falls ×${fmt(rate[1000] / rate[4000], 2)} for 4x the blocks`)
+  if (!(vsPlain <= 2)) failures.push(`--final is ×${fmt(vsPlain, 2)} plain replay`)
+  if (!(scale <= 6)) failures.push(`--final grows ×${fmt(scale, 2)} for 4x the blocks`)
+}
 
 // --- stats over workers --------------------------------------------------------------------
+if (only.has('stats')) {
 const files = []
 for (let i = 0; i < 48; i++) {
   const f = join(dir, `s${i}.jsonl`)
@@ -144,16 +244,21 @@ for (let i = 0; i < 48; i++) {
   files.push(f)
 }
 const statsBytes = files.reduce((n, f) => n + statSync(f).size, 0)
-const one = await runCli(['stats', '--json', '--jobs', '1', ...files])
-const two = await runCli(['stats', '--json', '--jobs', '2', ...files])
+one = await runCli(['stats', '--json', '--jobs', '1', ...files])
+two = await runCli(['stats', '--json', '--jobs', '2', ...files])
 rows.push([`stats --jobs 1, ${files.length} files, ${fmt(statsBytes / 1e6, 0)} MB`, `${fmt(statsBytes / 1e6 / (one.ms / 1000))} MB/s`, `${fmt(one.ms / 1000, 2)} s`, `${fmt(one.rssMB, 0)} MB`])
 rows.push([`stats --jobs 2, same files`, `${fmt(statsBytes / 1e6 / (two.ms / 1000))} MB/s`, `${fmt(two.ms / 1000, 2)} s (speed-up ×${fmt(one.ms / two.ms, 2)})`, `${fmt(two.rssMB, 0)} MB`])
+}
 
 console.log('| measure | throughput | time | peak RSS |\n| --- | --- | --- | --- |')
 for (const r of rows) console.log(`| ${r.join(' | ')} |`)
 
-const ok = bigRun.rssMB < RSS_TARGET_MB
-console.log(`\nTarget: peak RSS of the ${fmt(bigBytes / 1e6, 0)} MB replay under ${RSS_TARGET_MB} MB: ${fmt(bigRun.rssMB, 0)} MB, ${ok ? 'met' : 'MISSED'}` +
-  ` (${fmt(smallBytes / 1e6, 0)} MB file: ${fmt(smallRun.rssMB, 0)} MB, so the peak does not follow the file's size).`)
-console.log(`stats --jobs 2 speed-up over --jobs 1: ×${fmt(one.ms / two.ms, 2)} on ${availableParallelism()} cores.`)
-if (!ok) process.exitCode = 1
+if (bigRun !== undefined) {
+  const ok = bigRun.rssMB < RSS_TARGET_MB
+  console.log(`\nTarget: peak RSS of the ${fmt(bigBytes / 1e6, 0)} MB replay under ${RSS_TARGET_MB} MB: ${fmt(bigRun.rssMB, 0)} MB, ${ok ? 'met' : 'MISSED'}` +
+    ` (${fmt(smallBytes / 1e6, 0)} MB file: ${fmt(smallRun.rssMB, 0)} MB, so the peak does not follow the file's size).`)
+  if (!ok) failures.push(`the ${fmt(bigBytes / 1e6, 0)} MB replay needs ${fmt(bigRun.rssMB, 0)} MB`)
+}
+if (one !== undefined) console.log(`stats --jobs 2 speed-up over --jobs 1: ×${fmt(one.ms / two.ms, 2)} on ${availableParallelism()} cores.`)
+for (const f of failures) console.log(`MISSED: ${f}`)
+if (failures.length > 0) process.exitCode = 1

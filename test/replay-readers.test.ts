@@ -83,10 +83,12 @@ t.test('chunk log: every bad shape is named; skip mode warns and goes on', async
   const bad = [
     ['[1]', /line 1: expected an object/],
     ['{"meta": 3}', /line 1: "meta" must be an object/],
-    ['{"text": "a"}', /line 1: "t" must be a number/],
-    ['{"t": -1, "text": "a"}', /line 1: "t" must be a number/],
-    ['{"t": 1}', /line 1: expected a string "text"/],
-    ['{"t": 1, "text": 5}', /line 1: expected a string "text"/],
+    ['{"text": "a"}', /^f: line 1: "t" is missing \(a chunk log line is \{"t": <ms>, "text": "…"\} or \{"meta": \{…\}\}\)$/],
+    ['{"foo": 1}', /^f: line 1: "t" is missing/],
+    ['{"t": -1, "text": "a"}', /^f: line 1: "t" must be a number of milliseconds >= 0, got number -1$/],
+    ['{"t": "5", "text": "a"}', /^f: line 1: "t" must be a number of milliseconds >= 0, got a string "5"$/],
+    ['{"t": 1}', /^f: line 1: expected a string "text" \(or "reasoning"\); it has neither$/],
+    ['{"t": 1, "text": 5}', /^f: line 1: expected a string "text" \(or "reasoning"\); "text" is number 5$/],
   ] as const
   for (const [line, re] of bad) {
     await t.rejects(collect(readChunkLog, [line + '\n'], { file: 'f' }), { code: 'ERR_BAD_LOG', message: re }, line)
@@ -203,10 +205,17 @@ t.test('Cline history: invalid JSON names its line and is fatal even in skip mod
 t.test('Cline history: bad messages and parts are named; skip mode goes on', async (t) => {
   const bad = [
     [[3], /messages\[0\]: expected an object/],
-    [[{ content: 'x' }], /messages\[0\]: "role" must be a string/],
-    [[{ role: 'assistant', content: 5 }], /messages\[0\]: "content" must be a string or an array/],
+    [[{ content: 'x' }], /^h: messages\[0\]: "role" is missing \(a message is \{"role", "content"\}\)$/],
+    [[{ role: 5, content: 'x' }], /^h: messages\[0\]: "role" must be a string, got number 5$/],
+    [[{ role: 'assistant' }], /^h: messages\[0\]: "content" is missing/],
+    [[{ role: 'assistant', content: 5 }], /^h: messages\[0\]: "content" must be a string or an array of parts, got number 5$/],
+    [[{ role: 'assistant', content: [{ text: 'x' }] }], /^h: messages\[0\]\.content\[0\]: a part needs a string "type"$/],
+    [[{ role: 'assistant', content: [{ type: ['text'], text: 'x' }] }], /^h: messages\[0\]\.content\[0\]: "type" must be a string, got an array$/],
+    [[{ role: 'assistant', content: [{ type: 'text', text: { a: 1 } }] }], /^h: messages\[0\]\.content\[0\]: a text part needs a string "text", got an object$/],
+    [[{ role: 'assistant', content: [{ text: null, type: 'text' }] }], /^h: messages\[0\]\.content\[0\]: a text part needs a string "text", got null$/],
     [[{ role: 'assistant', content: ['x'] }], /messages\[0\]\.content\[0\]: expected a part/],
-    [[{ role: 'assistant', content: [{ type: 'text' }] }], /messages\[0\]\.content\[0\]: a text part needs a string "text"/],
+    [[{ role: 'assistant', content: [{ type: 'text' }] }], /messages\[0\]\.content\[0\]: a text part needs a string "text", got none$/],
+    [['x'.repeat(100)], /^h: messages\[0\]: expected an object \{role, content\}, got a string "x{40}"…$/],
   ] as const
   for (const [h, re] of bad) await t.rejects(collect(readClineHistory, [JSON.stringify(h)], { file: 'h' }), { code: 'ERR_BAD_LOG', message: re })
   const { events, warnings } = await skipping(readClineHistory, [JSON.stringify([3, { role: 'assistant', content: ['x', { type: 'text', text: 'ok' }] }, { role: 'assistant', content: 'next' }])])

@@ -14,19 +14,34 @@ export class UsageError extends Error {
 /** Option definitions, as parseArgs takes them. */
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>
 
-/** Values and positionals of a parsed command line. */
+/** Values and positionals of a parsed command line, and the command they are for. */
 export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>
   positionals: string[]
+  /** The subcommand, so that an error about one of its options points at its own --help. */
+  command?: string
 }
 
 /** parseArgs in strict mode, its errors turned into UsageErrors naming the command. */
 export function parseCommand(command: string, argv: string[], options: OptionSpec): Parsed {
   try {
     const r = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true })
-    return { values: r.values as Parsed['values'], positionals: r.positionals }
+    return { values: r.values as Parsed['values'], positionals: r.positionals, command }
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/su, ''), command)
+  }
+}
+
+/**
+ * Runs `read` (which reads options); a usage error it throws without naming a command is given
+ * `command`, so the hint points at that command's own --help.
+ */
+export function forCommand<T>(command: string, read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    if (err instanceof UsageError && err.command === undefined) throw new UsageError(err.message, command)
+    throw err
   }
 }
 
@@ -53,7 +68,7 @@ export function num(p: Parsed, name: string, dflt: number, min: number, integer 
   if (s === undefined) return dflt
   const n = Number(s)
   if (s.trim() === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(s)}`)
+    throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(s)}`, p.command)
   }
   return n
 }
@@ -64,6 +79,6 @@ export function choice<T extends string>(p: Parsed, name: string, choices: reado
 export function choice<T extends string>(p: Parsed, name: string, choices: readonly T[], dflt?: T): T | undefined {
   const s = str(p, name)
   if (s === undefined) return dflt
-  if (!(choices as readonly string[]).includes(s)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(s)}`)
+  if (!(choices as readonly string[]).includes(s)) throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(s)}`, p.command)
   return s as T
 }

@@ -1,14 +1,16 @@
 /**
  * `replay --final` and `replay --snapshots`: each turn's diffs applied, and the blocks printed,
- * once per turn or after every chunk that changed them.
+ * once per turn or after every chunk that changed them. The diffs are applied in place (a
+ * BlockAccumulator): the work per diff does not depend on the number of blocks, so a turn of
+ * 100k blocks costs what its diffs weigh, not blocks × diffs.
  */
-import { applyDiff, type Block, type DiffRecord } from 'tagstream'
+import { BlockAccumulator, type DiffRecord } from 'tagstream'
 
 /** Collects a turn's blocks from its diffs; writes `{"id","meta"?,"blocks"}` at its end. */
 export class FinalTurns {
   private id = ''
   private meta: Record<string, unknown> | undefined
-  private blocks: Block[] = []
+  private readonly blocks = new BlockAccumulator()
 
   constructor(private readonly line: (s: string) => void) {}
 
@@ -17,21 +19,24 @@ export class FinalTurns {
     if (r.op === 'message') {
       this.id = r.id
       this.meta = r.meta
-      this.blocks = []
+      this.blocks.reset()
     } else if (r.op === 'end') {
-      this.line(JSON.stringify(this.meta === undefined ? { id: this.id, blocks: this.blocks } : { id: this.id, meta: this.meta, blocks: this.blocks }))
+      const blocks = this.blocks.blocks
+      this.line(JSON.stringify(this.meta === undefined ? { id: this.id, blocks } : { id: this.id, meta: this.meta, blocks }))
     } else if (r.op !== 'diagnostic') {
-      this.blocks = applyDiff(this.blocks, r)
+      this.blocks.apply(r)
     }
   }
 }
 
 /**
  * `replay --snapshots`: the markers as they come, and between them the turn's whole block array
- * after each chunk that changed it (what `parse --snapshots` prints, framed per turn).
+ * after each chunk that changed it (what `parse --snapshots` prints, framed per turn). The output
+ * is inherently blocks × chunks; the work besides it is linear: diffs applied in place, and only
+ * the blocks changed since the last snapshot serialized again (the others' JSON is reused).
  */
 export class SnapshotTurns {
-  private blocks: Block[] = []
+  private readonly blocks = new BlockAccumulator()
   private changed = false
 
   constructor(private readonly line: (s: string) => void) {}
@@ -40,10 +45,10 @@ export class SnapshotTurns {
   push(r: DiffRecord): void {
     if (r.op === 'message' || r.op === 'end' || r.op === 'diagnostic') {
       this.flush()
-      if (r.op === 'message') this.blocks = []
+      if (r.op === 'message') this.blocks.reset()
       this.line(JSON.stringify(r))
     } else {
-      this.blocks = applyDiff(this.blocks, r)
+      this.blocks.apply(r)
       this.changed = true
     }
   }
@@ -52,6 +57,6 @@ export class SnapshotTurns {
   flush(): void {
     if (!this.changed) return
     this.changed = false
-    this.line(JSON.stringify(this.blocks))
+    this.line(this.blocks.json())
   }
 }

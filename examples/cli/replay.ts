@@ -2,9 +2,9 @@
  * `tagstream replay <file>`: a recorded conversation (chunk log, Cline history, SSE capture) to
  * NDJSON diffs framed per assistant turn, or to a live terminal view.
  */
-import { LOG_FORMATS, pace, readLogBatches, ReplayDiffer, type DiffRecord, type LogFormat } from 'tagstream'
-import { choice, flag, num, parseCommand, UsageError } from './args.js'
-import { LineWriter, openInput, printWarning } from './io.js'
+import { LOG_FORMATS, pace, readLogBatches, ReplayDiffer, TagstreamError, type DiffRecord, type LogFormat } from 'tagstream'
+import { choice, flag, forCommand, num, parseCommand, UsageError } from './args.js'
+import { InputError, LineWriter, openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { withProgress, wantProgress } from './progress.js'
 import { recordLine } from './ndjson.js'
@@ -72,7 +72,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const onError = choice(p, 'on-error', ['fail', 'skip'] as const, 'fail')
   const tty = process.stdout.isTTY === true
   const speed = num(p, 'speed', tty && p.positionals[0] !== '-' ? 1 : 0, 0)
-  const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
+  const options = forCommand('replay', () => toParseOptions(readParserFlags(p), readIds(p, 'counter')))
   const modes = (['render', 'final', 'snapshots'] as const).filter((m) => flag(p, m))
   if (modes.length > 1) throw new UsageError(`--${modes[0]} and --${modes[1]} exclude each other`, 'replay')
   const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined
@@ -84,9 +84,10 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
     file: input.name,
     onError,
     onWarning: printWarning,
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     ...(format === undefined ? {} : { format }),
   }), { speed })
-  const differ = new ReplayDiffer(options)
+  const differ = new ReplayDiffer({ ...options, file: input.name })
   const out = new LineWriter(process.stdout, tty || speed > 0)
   let emit: (r: DiffRecord) => void
   let afterChunk: (() => void) | undefined
@@ -108,13 +109,28 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
       for (const e of batch) {
         for (const r of differ.push(e)) emit(r)
         afterChunk?.()
+        // after each event, not each batch: one event's output can be large (a snapshot of
+        // many blocks), so a batch's output is written and waited for as it grows
+        const wait = out.settle()
+        if (wait !== undefined) await wait
       }
-      const wait = out.settle()
-      if (wait !== undefined) await wait
     }
     for (const r of differ.end()) emit(r)
     afterChunk?.()
+  } catch (err) {
+    throw named(err, input.name)
   } finally {
     await out.flush()
   }
+}
+
+/**
+ * An error that would name neither the file nor a place in it (a RangeError of the runtime, a
+ * bug) gets the file's name: every failure of a replay says which input it was about.
+ */
+function named(err: unknown, file: string): unknown {
+  if (err instanceof TagstreamError || err instanceof UsageError || err instanceof InputError) return err
+  const e = err as NodeJS.ErrnoException
+  if (e instanceof Error && e.code === undefined) return new InputError(`${file}: ${e.message}`)
+  return err
 }

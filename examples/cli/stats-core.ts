@@ -6,8 +6,8 @@
  * the stats of the whole (`stats --merge`): the parse speed is derived, textBytes / parseMs,
  * only when printed.
  */
-import { parseAssistantMessage, readLogBatches, sniffLog, ReplayDiffer, type DiffRecord, type LogFormat, type ParseOptions, type TagstreamError } from 'tagstream'
-import { openInput } from './io.js'
+import { parseAssistantMessage, readLogBatches, sniffLog, ReplayDiffer, TagstreamError, type DiffRecord, type LogFormat, type ParseOptions } from 'tagstream'
+import { InputError, openInput } from './io.js'
 import { toParseOptions, type ParserFlags } from './parse-options.js'
 
 /** Counts of one file, or of all of them. */
@@ -61,8 +61,23 @@ function add(into: Record<string, number>, key: string, n = 1): void {
   into[key] = (into[key] ?? 0) + n
 }
 
-/** Reads one file and counts. Warnings go to `warn` (skipped lines). */
+/** A turn's text is parsed whole: past the parser's default `maxBytes` it is refused, named. */
+const TURN_LIMIT = 64 * 1024 * 1024
+
+/** Reads one file and counts. Warnings go to `warn` (skipped lines). Every error names the file. */
 export async function statsOfFile(file: string, job: StatsJob, warn: (w: TagstreamError) => void): Promise<FileStats> {
+  try {
+    return await countFile(file, job, warn)
+  } catch (err) {
+    // a failure of the runtime (a string too long, a bug) says which file it was about
+    if (err instanceof Error && !(err instanceof TagstreamError) && !(err instanceof InputError) && (err as NodeJS.ErrnoException).code === undefined) {
+      throw new InputError(`${file}: ${err.message}`)
+    }
+    throw err
+  }
+}
+
+async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) => void): Promise<FileStats> {
   const t0 = performance.now()
   const input = openInput(file)
   const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, diagnostics: true, idGenerator: () => '' }
@@ -86,16 +101,22 @@ export async function statsOfFile(file: string, job: StatsJob, warn: (w: Tagstre
     ...(format === undefined ? {} : { format }),
   })
   let parts: string[] = []
+  let chars = 0
   for await (const batch of batches) for (const e of batch) {
     if (e.type === 'message') {
       parts = []
+      chars = 0
       s.turns++
       natives.push(e)
     } else if (e.type === 'tool' || e.type === 'tool_end') {
       natives.push(e)
     } else if (e.type === 'chunk') {
       if (e.kind === 'reasoning') s.reasoningBytes += Buffer.byteLength(e.text)
-      else parts.push(e.text)
+      else {
+        chars += e.text.length
+        if (chars > TURN_LIMIT) throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${file}: turn-${s.turns}: message exceeds maxBytes (${TURN_LIMIT})`, { file, maxBytes: TURN_LIMIT })
+        parts.push(e.text)
+      }
     } else {
       natives.push(e)
       const text = parts.join('')
@@ -126,10 +147,12 @@ export async function statsOfFile(file: string, job: StatsJob, warn: (w: Tagstre
  * complete JSON object (the block the Presenter would not run).
  */
 class NativeCounter {
-  private readonly differ = new ReplayDiffer({ idGenerator: () => '' })
+  private readonly differ: ReplayDiffer
   private names: string[] = []
 
-  constructor(private readonly s: FileStats) {}
+  constructor(private readonly s: FileStats) {
+    this.differ = new ReplayDiffer({ idGenerator: () => '', file: s.file })
+  }
 
   push(e: Parameters<ReplayDiffer['push']>[0]): void {
     for (const r of this.differ.push(e)) this.record(r)

@@ -1,52 +1,21 @@
 /**
  * Chunk logs (SPEC 8): JSONL, one `{"t": ms, "text": "…"}` per line, optionally
- * `{"meta": {…}}` first. Read line by line with stream-json's JSONL parser, so memory holds one
- * line, never the file.
+ * `{"meta": {…}}` first. Cut into lines here (so every line, empty ones too, has its exact
+ * number, and one too long is refused before it is held whole), each parsed by stream-json's
+ * JSONL line parser: memory holds one line, never the file.
  * @module
  */
-import { Readable, Transform, pipeline } from 'node:stream'
-import jsonl from 'stream-json/jsonl/parser.js'
+import { jsonlParser } from 'stream-json/core/jsonl/parser.js'
 import { Reporter, describe, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
-import { flatten, mapBatches, readBatches } from './source.js'
+import { decodeText, flatten } from './source.js'
 
-/** A line JSON.parse rejected; stands in for it so line numbers stay exact. */
+/** A line JSON.parse rejected. */
 class BadLine {
-  constructor(readonly error: Error, readonly input: string) {}
+  constructor(readonly error: Error) {}
 }
 
-/** JSON.parse's message for the line as it was in the file (without the space put before its newline). */
-function parseError(bad: BadLine): string {
-  try {
-    JSON.parse(bad.input.endsWith(' ') ? bad.input.slice(0, -1) : bad.input)
-  } catch (err) {
-    return (err as Error).message
-  }
-  return bad.error.message
-}
-
-/**
- * stream-json's line splitter drops empty lines without a trace, which would shift every later
- * line number. Putting a space before each newline costs one native replace per chunk, keeps
- * every value intact (JSON allows trailing white space) and turns an empty line into a blank
- * one, which fails to parse and so is counted through `errorIndicator`.
- */
-function markEmptyLines(): Transform {
-  const decoder = new TextDecoder('utf-8')
-  return new Transform({
-    readableObjectMode: true,
-    readableHighWaterMark: 1,
-    writableHighWaterMark: 1, // strings, handed on as they are (no second UTF-8 round trip)
-    decodeStrings: false,
-    transform(chunk: string | Buffer, _enc, cb) {
-      const s = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
-      cb(null, s.length > 0 ? s.replaceAll('\n', ' \n') : undefined)
-    },
-    flush(cb) {
-      const rest = decoder.decode()
-      cb(null, rest.length > 0 ? rest : undefined)
-    },
-  })
-}
+/** What a chunk log line is, for messages about a line of another shape. */
+const SHAPE = 'a chunk log line is {"t": <ms>, "text": "…"} or {"meta": {…}}'
 
 /**
  * Reads a chunk log, yielding one turn per message: a log without `meta` lines is one turn;
@@ -67,29 +36,22 @@ export function readChunkLog(source: LogSource, options: LogReadOptions = {}): A
   return flatten(chunkLogBatches(source, options))
 }
 
-/** {@link readChunkLog} in batches, one per block of input lines. @internal */
+/** {@link readChunkLog} in batches, one per piece of input read. @internal */
 export async function* chunkLogBatches(source: LogSource, options: LogReadOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   const report = new Reporter(options)
-  const parser = jsonl.asStream({
-    writableObjectMode: true,
-    writableHighWaterMark: 1,
-    readableHighWaterMark: 1024, // lines parsed ahead, taken in one batch
-    errorIndicator: (error: Error, input: string) => new BadLine(error, input),
-  })
-  // Little buffering between the stages: input chunks then die young, in the new space, instead
-  // of being promoted and piling up until a full collection (a 200 MB replay then needs ~100 MB
-  // of heap instead of ~250).
-  const lines = pipeline(Readable.from(source, { objectMode: true, highWaterMark: 1 }), markEmptyLines(), parser, () => {})
+  const limit = report.limit
+  const parseLine = jsonlParser({ errorIndicator: (error: Error) => new BadLine(error) })
+  let line = 0
   let turn = 0
   let open: string | null = null
-  yield* mapBatches(readBatches<{ key: number; value: unknown }>(lines), (item, out: ReplayEvent[]) => {
-    const line = item.key + 1
+  const take = (text: string, out: ReplayEvent[]): void => {
+    line++
+    if (text.endsWith('\r')) text = text.slice(0, -1)
+    if (text.trim() === '') return
+    const item = parseLine(text) as { value: unknown }
     const v = item.value
-    if (v instanceof BadLine) {
-      if (v.input.trim() !== '') report.bad(`line ${line}`, `not JSON (${parseError(v)})`, { line })
-      return
-    }
-    if (!isObject(v)) return report.bad(`line ${line}`, `expected an object {"t", "text"} or {"meta"}, got ${describe(v)}`, { line })
+    if (v instanceof BadLine) return report.bad(`line ${line}`, `not JSON (${v.error.message})`, { line })
+    if (!isObject(v)) return report.bad(`line ${line}`, `expected an object, got ${describe(v)} (${SHAPE})`, { line })
     if ('meta' in v) {
       if (!isObject(v.meta)) return report.bad(`line ${line}`, `"meta" must be an object, got ${describe(v.meta)}`, { line })
       if (open !== null) out.push({ type: 'end', id: open })
@@ -98,16 +60,48 @@ export async function* chunkLogBatches(source: LogSource, options: LogReadOption
       return
     }
     const t = v.t
+    if (t === undefined) return report.bad(`line ${line}`, `"t" is missing (${SHAPE})`, { line })
     if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) {
       return report.bad(`line ${line}`, `"t" must be a number of milliseconds >= 0, got ${describe(t)}`, { line })
     }
     const kind = typeof v.text === 'string' ? 'text' : typeof v.reasoning === 'string' ? 'reasoning' : null
-    if (kind === null) return report.bad(`line ${line}`, 'expected a string "text" (or "reasoning")', { line })
+    if (kind === null) {
+      const got = v.text !== undefined ? `"text" is ${describe(v.text)}` : v.reasoning !== undefined ? `"reasoning" is ${describe(v.reasoning)}` : 'it has neither'
+      return report.bad(`line ${line}`, `expected a string "text" (or "reasoning"); ${got}`, { line })
+    }
     if (open === null) {
       open = `turn-${++turn}`
       out.push({ type: 'message', id: open })
     }
     out.push({ type: 'chunk', kind, text: v[kind] as string, t })
-  })
-  if (open !== null) yield [{ type: 'end', id: open }]
+  }
+  let rest = '' // the line being read, up to `limit` characters
+  let first = true
+  for await (let s of decodeText(source)) {
+    if (first) {
+      first = false
+      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1)
+    }
+    const out: ReplayEvent[] = []
+    try {
+      let from = 0
+      for (let nl = s.indexOf('\n'); nl >= 0; nl = s.indexOf('\n', from)) {
+        if (rest.length + nl - from > limit) throw report.tooLarge(`line ${line + 1}`, 'a line', { line: line + 1 })
+        take(rest.length > 0 ? rest + s.slice(from, nl) : s.slice(from, nl), out)
+        rest = ''
+        from = nl + 1
+      }
+      // checked before the piece is kept: a line too long for memory is refused as it grows
+      if (rest.length + s.length - from > limit) throw report.tooLarge(`line ${line + 1}`, 'a line', { line: line + 1 })
+      if (from < s.length) rest += s.slice(from)
+    } catch (err) {
+      if (out.length > 0) yield out
+      throw err
+    }
+    if (out.length > 0) yield out
+  }
+  const out: ReplayEvent[] = []
+  if (rest.length > 0) take(rest, out) // a bad line pushes nothing before it throws
+  if (open !== null) out.push({ type: 'end', id: open })
+  if (out.length > 0) yield out
 }

@@ -34,13 +34,31 @@ export const LOG_FORMATS: readonly LogFormat[] = Object.freeze(['chunklog', 'cli
 export function detectLogFormat(head: string): LogFormat | undefined {
   const s = head.replace(/^\uFEFF/u, '').trimStart()
   if (s.startsWith('[')) return 'cline'
-  if (s.startsWith('{')) return 'chunklog'
+  if (s.startsWith('{')) return isJsonDocument(s) ? undefined : 'chunklog'
   if (/^(?:data|event|id|retry)?:/u.test(s)) {
     if (/"type"\s*:\s*"(?:message_start|content_block_\w+|message_delta|ping)"|^event:\s*(?:message_start|content_block_\w+|ping)/mu.test(s)) return 'anthropic'
     if (/"choices"\s*:|chat\.completion/u.test(s)) return 'openai'
   }
   return undefined
 }
+
+/**
+ * Whether text that starts with `{` is a JSON document over several lines (package.json) rather
+ * than a chunk log: its first line, complete in the head, is no JSON value by itself.
+ */
+function isJsonDocument(s: string): boolean {
+  const nl = s.indexOf('\n')
+  if (nl < 0) return false
+  try {
+    JSON.parse(s.slice(0, nl))
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** The formats, said to someone whose input is none of them. */
+const EXPECTED = 'expected a chunk log (JSONL lines {"t", "text"}), a Cline history (a JSON array of messages), or an OpenAI or Anthropic SSE capture; --format picks one (chunklog, cline, openai, anthropic)'
 
 /**
  * What {@link sniffLog} found.
@@ -53,6 +71,8 @@ export function detectLogFormat(head: string): LogFormat | undefined {
 export interface SniffedLog {
   /** The log's format, or `undefined` when the input is no log tagstream reads (plain text). */
   format: LogFormat | undefined
+  /** Whether the input is empty (or white space only). */
+  empty: boolean
   /** The whole input, its first bytes included. */
   source: AsyncIterable<string | Uint8Array>
   /** Releases the input when `source` will not be read. */
@@ -73,7 +93,7 @@ export interface SniffedLog {
  */
 export async function sniffLog(source: LogSource): Promise<SniffedLog> {
   const p = await peek(source)
-  return { format: detectLogFormat(p.head), source: p.source, close: p.close }
+  return { format: detectLogFormat(p.head), empty: p.whole && p.head.replace(/^\uFEFF/u, '').trim() === '', source: p.source, close: p.close }
 }
 
 /**
@@ -90,8 +110,9 @@ export interface ReadLogOptions extends LogReadOptions {
 
 /**
  * Reads a log of any supported format, detected from its first bytes unless `format` is given,
- * yielding its assistant turns as {@link ReplayEvent}s. A log whose format cannot be told fails
- * with `ERR_BAD_LOG`.
+ * yielding its assistant turns as {@link ReplayEvent}s. An empty input (`<file>: empty input`),
+ * or one whose format cannot be told (`<file>: line 1: not a log tagstream knows: expected …`),
+ * fails with `ERR_BAD_LOG`.
  * @example
  * ```ts
  * import { createReadStream } from 'node:fs'
@@ -120,18 +141,27 @@ export function readLog(source: LogSource, options: ReadLogOptions = {}): AsyncG
  */
 export async function* readLogBatches(source: LogSource, options: ReadLogOptions = {}): AsyncGenerator<ReplayEvent[], void, undefined> {
   let format = options.format
-  let input: LogSource = source
-  if (format === undefined) {
-    const s = await sniffLog(source)
-    input = s.source
-    format = s.format
-    if (format === undefined) {
-      await s.close()
-      const file = options.file ?? '<input>'
-      throw new TagstreamError('ERR_BAD_LOG', `${file}: line 1: not a log tagstream knows (chunk log, Cline history, OpenAI or Anthropic SSE capture); name the format explicitly`, { file, line: 1 })
-    }
-  } else if (!LOG_FORMATS.includes(format)) {
+  if (format !== undefined && !LOG_FORMATS.includes(format)) {
     throw new TagstreamError('ERR_INVALID_OPTION', `unknown log format ${JSON.stringify(format)} (${LOG_FORMATS.join(', ')})`, { option: 'format' })
+  }
+  const file = options.file ?? '<input>'
+  // with the format given, the first chunk is enough to tell an empty input: a live stream is
+  // not held up until 4 KiB have come
+  const p = await peek(source, format === undefined ? 4096 : 1)
+  const input: LogSource = p.source
+  const head = p.head.replace(/^\uFEFF/u, '').trimStart()
+  if (p.whole && head === '') {
+    await p.close()
+    throw new TagstreamError('ERR_BAD_LOG', `${file}: empty input`, { file })
+  }
+  if (format === undefined) {
+    format = detectLogFormat(head)
+    if (format === undefined) {
+      await p.close()
+      throw new TagstreamError('ERR_BAD_LOG', head.startsWith('{')
+        ? `${file}: a JSON document, not a log tagstream knows: ${EXPECTED}`
+        : `${file}: line 1: not a log tagstream knows: ${EXPECTED}`, { file, line: 1 })
+    }
   }
   switch (format) {
     case 'chunklog': yield* chunkLogBatches(input, options); break

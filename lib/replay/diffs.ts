@@ -15,14 +15,19 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 /**
  * Options of {@link replayDiffs}: the stream-parse options of each turn's parser (profile,
  * dialect, robust options, `completeOnEnd`, `maxBytes` per turn, `diagnosticRecords`…), always
- * emitting diffs. Unlike a BlockParser, the default `idGenerator` is {@link counterIds}, global
- * to the replay, so that a replay is deterministic unless asked otherwise.
+ * emitting diffs, and `file`, the log's name in error messages (a turn over `maxBytes` fails
+ * with `<file>: turn-3: message exceeds maxBytes …`). Unlike a BlockParser, the default
+ * `idGenerator` is {@link counterIds}, global to the replay, so that a replay is deterministic
+ * unless asked otherwise.
  * @example
  * ```ts
- * const opts: ReplayDiffOptions = { profile: 'robust', diagnosticRecords: true }
+ * const opts: ReplayDiffOptions = { profile: 'robust', diagnosticRecords: true, file: 'log.jsonl' }
  * ```
  */
-export type ReplayDiffOptions = Omit<StreamParseOptions, 'emit' | 'reparse'>
+export type ReplayDiffOptions = Omit<StreamParseOptions, 'emit' | 'reparse'> & {
+  /** Name of the log in error messages (default `<input>`). */
+  file?: string
+}
 
 /**
  * Deterministic call ids `call_1`, `call_2`, …: each call of the returned function gives the
@@ -122,6 +127,10 @@ class ReasoningSegment {
 export class ReplayDiffer {
   private readonly sessionOptions: StreamParseOptions
   private readonly complete: boolean
+  private readonly file: string
+  private readonly maxBytes: number
+  /** UTF-8 bytes of provider reasoning in the turn: it counts towards `maxBytes` as text does. */
+  private reasoningBytes = 0
   private turn: string | null = null
   private base = 0
   private text: DiffSession | null = null
@@ -129,17 +138,18 @@ export class ReplayDiffer {
   private natives: NativeCalls
   /** UTF-8 size of the native argument text of this turn. */
   private nativeBytes = 0
-  private readonly maxBytes: number
   private readonly ids: () => string
   private readonly records: boolean
 
   /** @param options - see {@link ReplayDiffOptions} */
   constructor(options: ReplayDiffOptions = {}) {
-    this.ids = options.idGenerator ?? counterIds()
-    this.sessionOptions = { ...options, emit: 'diffs', idGenerator: this.ids }
+    const { file, ...parse } = options
+    this.file = file ?? '<input>'
+    this.maxBytes = parse.maxBytes ?? DEFAULT_MAX_BYTES
+    this.ids = parse.idGenerator ?? counterIds()
+    this.sessionOptions = { ...parse, emit: 'diffs', idGenerator: this.ids }
     this.complete = options.completeOnEnd ?? true
     this.newSession() // checks the options now, not at the first chunk
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     this.records = options.diagnosticRecords ?? false
     this.natives = this.newNatives()
   }
@@ -167,25 +177,34 @@ export class ReplayDiffer {
       this.closeTurn(out)
       this.turn = e.id
       this.base = 0
+      this.reasoningBytes = 0
       out.push(e.meta === undefined ? { op: 'message', id: e.id } : { op: 'message', id: e.id, meta: e.meta })
     } else if (e.type === 'end') {
       this.closeTurn(out)
     } else if (e.type === 'tool' || e.type === 'tool_end') {
-      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', 'replay: a tool call outside any message (no message event before it)')
+      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', `${this.file}: a tool call outside any message (no message event before it)`, { file: this.file })
       this.sink = out
       if (e.type === 'tool') this.tool(e.key, e.id, e.name, e.args, out as BlockDiff[])
       else if (e.key === undefined) this.natives.endAll(e.cut === true, out as BlockDiff[])
       else this.natives.end(e.key, e.cut === true, out as BlockDiff[])
     } else {
-      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', 'replay: a chunk outside any message (no message event before it)')
+      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', `${this.file}: a chunk outside any message (no message event before it)`, { file: this.file })
       if (e.kind === 'text') {
         if (this.text === null) {
           this.endSegment(out)
           this.text = this.newSession()
         }
         this.sink = out
-        this.text.push(e.text)
+        try {
+          this.text.push(e.text)
+        } catch (err) {
+          throw this.named(err)
+        }
       } else {
+        this.reasoningBytes += Buffer.byteLength(e.text)
+        if (this.reasoningBytes > this.maxBytes) {
+          throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${this.file}: ${this.turn}: reasoning exceeds maxBytes (${this.maxBytes})`, { file: this.file, turn: this.turn, maxBytes: this.maxBytes })
+        }
         if (this.reasoning === null) {
           this.endSegment(out)
           this.reasoning = new ReasoningSegment(this.base)
@@ -199,7 +218,7 @@ export class ReplayDiffer {
   private tool(key: string, id: string | undefined, name: string | undefined, args: string, out: BlockDiff[]): void {
     this.nativeBytes += Buffer.byteLength(args)
     if (this.nativeBytes > this.maxBytes) {
-      throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `replay: the native tool call arguments of ${this.turn} exceed maxBytes (${this.maxBytes})`, { maxBytes: this.maxBytes })
+      throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${this.file}: ${this.turn}: native tool call arguments exceed maxBytes (${this.maxBytes})`, { file: this.file, turn: this.turn, maxBytes: this.maxBytes })
     }
     if (!this.natives.has(key)) {
       this.endSegment(out)
@@ -209,6 +228,13 @@ export class ReplayDiffer {
       this.natives.name(key, name, out)
     }
     this.natives.args(key, args, out)
+  }
+
+  /** A parser error of the current turn, named by file and turn (the parser knows neither). */
+  private named(err: unknown): unknown {
+    if (!(err instanceof TagstreamError)) return err
+    const what = err.message.replace(/^BlockParser: /u, '')
+    return new TagstreamError(err.code, `${this.file}: ${this.turn}: ${what}`, { ...err.details, file: this.file, turn: this.turn })
   }
 
   /** Closes a turn left open by the events (a log cut short): its last records. */

@@ -130,7 +130,18 @@ export interface LogReadOptions {
    * nothing is ever dropped silently.
    */
   onWarning?: (warning: TagstreamError) => void
+  /**
+   * The most a reader holds of one line, event or value before it has been handed on (default
+   * 64 MiB, the parser's own `maxBytes`, so one option bounds both). A longer JSONL line or SSE
+   * event fails with `ERR_MESSAGE_TOO_LARGE` naming it, before it is buffered whole. A history's
+   * text is streamed as it is read, so this bounds only what must wait (a part whose `type`
+   * comes after its text).
+   */
+  maxBytes?: number
 }
+
+/** Default of {@link LogReadOptions.maxBytes}: the parser's default `maxBytes`. @internal */
+export const DEFAULT_READ_LIMIT = 64 * 1024 * 1024
 
 /**
  * Pace of formats without timings (Cline histories, SSE captures): one chunk per this many
@@ -141,6 +152,8 @@ export const SYNTHETIC_INTERVAL_MS = 30
 /** Resolved reader options and the reporting helpers every reader uses. @internal */
 export class Reporter {
   readonly file: string
+  /** {@link LogReadOptions.maxBytes}, checked. */
+  readonly limit: number
   private readonly skip: boolean
   private readonly warn: (w: TagstreamError) => void
 
@@ -149,6 +162,11 @@ export class Reporter {
     if (onError !== 'fail' && onError !== 'skip') {
       throw new TagstreamError('ERR_INVALID_OPTION', `option onError must be 'fail' or 'skip', got ${JSON.stringify(onError)}`, { option: 'onError' })
     }
+    const limit = o.maxBytes ?? DEFAULT_READ_LIMIT
+    if (!(typeof limit === 'number' && limit >= 0)) {
+      throw new TagstreamError('ERR_INVALID_OPTION', 'option maxBytes must be a non-negative number', { option: 'maxBytes' })
+    }
+    this.limit = limit
     this.file = o.file ?? '<input>'
     this.skip = onError === 'skip'
     this.warn = o.onWarning ?? ((w) => process.emitWarning(w.message, { code: w.code }))
@@ -157,6 +175,11 @@ export class Reporter {
   /** An `ERR_BAD_LOG` error for `where` (e.g. `line 3`, `event 7`). */
   error(where: string, what: string, details: Record<string, unknown> = {}): TagstreamError {
     return new TagstreamError('ERR_BAD_LOG', `${this.file}: ${where}: ${what}`, { file: this.file, ...details })
+  }
+
+  /** The error for a line, event or value over {@link limit}, found before it was read whole. */
+  tooLarge(where: string, what: string, details: Record<string, unknown> = {}): TagstreamError {
+    return new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${this.file}: ${where}: ${what} exceeds maxBytes (${this.limit})`, { file: this.file, maxBytes: this.limit, ...details })
   }
 
   /** A malformed but skippable item: throws in `fail` mode, warns in `skip` mode. */
@@ -177,10 +200,56 @@ export function splitIntoChunks(text: string): string[] {
   return text.match(/\s*\S{1,16}|\s+/gu) ?? []
 }
 
+const PIECE = /\s*\S{1,16}|\s+/gu
+const ALL_SPACE = /^\s*$/u
+
+/**
+ * {@link splitIntoChunks} of a text that arrives in pieces: the same chunks, whatever the cuts,
+ * each handed to `emit` as soon as the text after it shows where it ends. The pieces tile the
+ * text, so only the last one (the one that reaches the end of what has come) can still grow;
+ * it is kept back, and is short unless it is a run of white space, which is gathered without
+ * being scanned again (a long run costs linear time).
+ * @internal
+ */
+export class ChunkSplitter {
+  private carry = ''
+  private carrySpace = true
+
+  constructor(private readonly emit: (piece: string) => void) {}
+
+  /** Takes the next piece of the text. */
+  push(s: string): void {
+    if (s.length === 0) return
+    if (this.carrySpace && ALL_SPACE.test(s)) {
+      this.carry += s
+      return
+    }
+    const buf = this.carry + s
+    PIECE.lastIndex = 0
+    for (;;) {
+      const m = PIECE.exec(buf)! // the pieces tile a non-empty text: there is always one more
+      if (m.index + m[0].length === buf.length) {
+        this.carry = m[0]
+        this.carrySpace = ALL_SPACE.test(m[0])
+        return
+      }
+      this.emit(m[0])
+    }
+  }
+
+  /** The text is complete: its last chunk. */
+  end(): void {
+    if (this.carry.length > 0) this.emit(this.carry)
+    this.carry = ''
+    this.carrySpace = true
+  }
+}
+
 /** A short, safe description of a value for error messages. @internal */
 export function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'an array'
+  if (v === undefined) return 'nothing'
   if (typeof v === 'string') return `a string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)}`
   return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`
 }

@@ -4,7 +4,6 @@
  * @module
  */
 
-import { finished, type Readable } from 'node:stream'
 import type { LogSource } from './events.js'
 
 /** Decodes a byte source as UTF-8 (a character split across chunks decodes whole). @internal */
@@ -18,20 +17,27 @@ export async function* decodeText(source: LogSource): AsyncGenerator<string, voi
   if (rest.length > 0) yield rest
 }
 
+/** How far {@link peek} reads past `bytes` while it has seen only white space. */
+const BLANK_LIMIT = 65536
+
 /**
- * Reads the first `bytes` of a source (or all of it, if shorter) without losing them: returns
- * the head as text and a source that yields the whole input again, head included, or `close` to
- * release the source when it will not be read.
+ * Reads the first `bytes` of a source (or all of it, if shorter), and on while all it has seen
+ * is white space (up to 64 KiB), without losing them: returns the head as text (`whole` when it
+ * is all there is, so a blank `whole` head is an empty input) and a source that yields the whole
+ * input again, head included, or `close` to release the source when it will not be read.
  * @internal
  */
-export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
+export async function peek(source: LogSource, bytes = 4096): Promise<{ head: string; whole: boolean; source: AsyncIterable<string | Uint8Array>; close: () => Promise<void> }> {
   const it = (Symbol.asyncIterator in source
     ? (source as AsyncIterable<string | Uint8Array>)[Symbol.asyncIterator]()
     : (source as Iterable<string | Uint8Array>)[Symbol.iterator]()) as AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array>
   const seen: (string | Uint8Array)[] = []
+  const decoder = new TextDecoder('utf-8')
+  let head = ''
+  let blank = true
   let size = 0
   let done = false
-  while (size < bytes) {
+  while (size < bytes || (blank && size < BLANK_LIMIT)) {
     const r = await it.next()
     if (r.done === true) {
       done = true
@@ -39,9 +45,10 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
     }
     seen.push(r.value)
     size += typeof r.value === 'string' ? r.value.length : r.value.byteLength
+    const text = typeof r.value === 'string' ? r.value : decoder.decode(r.value, { stream: true })
+    head += text
+    if (blank) blank = /^[\s\uFEFF]*$/u.test(text)
   }
-  const decoder = new TextDecoder('utf-8')
-  const head = seen.map((c) => (typeof c === 'string' ? c : decoder.decode(c, { stream: true }))).join('')
   async function* again(): AsyncGenerator<string | Uint8Array, void, undefined> {
     try {
       yield* seen
@@ -60,41 +67,7 @@ export async function peek(source: LogSource, bytes = 4096): Promise<{ head: str
   const close = async (): Promise<void> => {
     await it.return?.()
   }
-  return { head, source: again(), close }
-}
-
-/**
- * Everything an object-mode Readable has buffered, taken at once, one array per wake-up: a
- * reader that handles millions of small items pays one await per batch instead of one per item.
- * Errors of the stream are thrown; stopping early destroys it.
- * @internal
- */
-export async function* readBatches<T>(stream: Readable): AsyncGenerator<T[], void, undefined> {
-  let wake: () => void = () => {}
-  let ended: Error | null | undefined // undefined: running; null: ended; Error: failed
-  const onReadable = (): void => wake()
-  stream.on('readable', onReadable)
-  const cleanup = finished(stream, { writable: false }, (err) => {
-    ended = err ?? null
-    wake()
-  })
-  try {
-    for (;;) {
-      const batch: T[] = []
-      if (!stream.destroyed) {
-        let item: T | null
-        while ((item = stream.read() as T | null) !== null) batch.push(item)
-      }
-      if (batch.length > 0) yield batch
-      else if (ended instanceof Error) throw ended
-      else if (ended === null) return
-      else await new Promise<void>((resolve) => { wake = resolve })
-    }
-  } finally {
-    stream.off('readable', onReadable)
-    cleanup()
-    if (ended === undefined) stream.destroy()
-  }
+  return { head, whole: done, source: again(), close }
 }
 
 /** One item at a time from batches. @internal */
