@@ -346,6 +346,13 @@ class JsonTextFrame implements Frame {
   /** Per open container: its next element is the first (no comma before it). */
   private readonly firsts: boolean[] = []
   private afterKey = false
+  /** A high surrogate at the end of a string chunk, until the next chunk shows its pair. */
+  private high = ''
+
+  private flushHigh(): void {
+    if (this.high.length > 0) this.out(JSON.stringify(this.high).slice(1, -1))
+    this.high = ''
+  }
 
   constructor(private readonly out: (s: string) => void, private readonly done: () => void = () => undefined) {}
 
@@ -382,14 +389,26 @@ class JsonTextFrame implements Frame {
         this.sep()
         this.out('"')
         return false
-      case 'stringChunk':
-        this.out(JSON.stringify(t.value).slice(1, -1))
+      case 'stringChunk': {
+        // a pair cut between two chunks is kept whole, so the text (and where the splitter
+        // cuts it) does not depend on how the file was read
+        let v = this.high + t.value
+        this.high = ''
+        const last = v.charCodeAt(v.length - 1)
+        if (last >= 0xd800 && last <= 0xdbff) {
+          this.high = v.slice(-1)
+          v = v.slice(0, -1)
+        }
+        if (v.length > 0) this.out(JSON.stringify(v).slice(1, -1))
         return false
+      }
       case 'endKey':
+        this.flushHigh()
         this.out('":')
         this.afterKey = true
         return false
       case 'endString':
+        this.flushHigh()
         this.out('"')
         return this.firsts.length === 0
       case 'startNumber':
