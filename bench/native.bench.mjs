@@ -11,6 +11,9 @@
 //  - linearity: time at 4n (10 MB) over time at n (2.5 MB); target <= 6 (the original re-parses
 //    the whole argument text on every delta: quadratic);
 //  - the diffs' size: the text of the appends adds up to the file's length, once;
+//  - a Cline history holding the file as a tool_use part (its input written back as JSON from
+//    the tokens and streamed) against the same file as a text part in the tag protocol, 2.5 and
+//    10 MB, read in 64 KiB pieces: MB/s of history and the 4x ratio;
 //  - for scale, the original's way at 32 KB and 64 KB: after every delta, JSON.parse of the
 //    whole argument text so far, and on failure a regex over it for the string fields so far
 //    (quadratic: twice the size, about four times the time).
@@ -19,7 +22,7 @@
 import { loadavg } from 'node:os'
 import { Readable, Transform, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { createBlockParser, ReplayDiffer, readAnthropicSse, replayDiffs } from '../dist/index.js'
+import { createBlockParser, ReplayDiffer, readAnthropicSse, readClineHistory, replayDiffs } from '../dist/index.js'
 import { MB, chunk, fmtSize, measureInterleavedAsync, mdTable, num, prng, verdict } from './gen.mjs'
 
 const CHUNK = 16
@@ -161,3 +164,15 @@ const small = [32 * 1024, 64 * 1024].map((size) => {
 const naive = await measureInterleavedAsync(small.flatMap((c) => [async () => reparsePerDelta(c.pieces), () => runNative(c.events)]), { warmup: 3, warmupMs: 100, samples: 5, minMs: 100 })
 console.log('\n' + mdTable(['argument', 're-parse per delta (the original)', 'incremental (ReplayDiffer)', 'ratio'], small.map((c, i) => [fmtSize(c.size), `${num(naive[2 * i].ms)} ms`, `${num(naive[2 * i + 1].ms)} ms`, `${num(naive[2 * i].ms / naive[2 * i + 1].ms)}x`])))
 console.log(`Re-parse per delta, 2x the size: ${num(naive[2].ms / naive[0].ms)}x the time (quadratic); incremental: ${num(naive[3].ms / naive[1].ms)}x.`)
+
+const historyCases = cases.map((c) => {
+  const native = JSON.stringify([{ role: 'user', content: 'write it' }, { role: 'assistant', content: [{ type: 'text', text: "I'll write the file." }, { type: 'tool_use', id: 'toolu_h', name: 'write_to_file', input: { path: 'src/big.ts', content: c.content } }] }])
+  const tags = JSON.stringify([{ role: 'user', content: 'write it' }, { role: 'assistant', content: [{ type: 'text', text: `I'll write the file.\n\n<write_to_file>\n<path>src/big.ts</path>\n<content>\n${c.content}\n</content>\n</write_to_file>` }] }])
+  return { size: c.size, native: chunk(native, 64 * 1024), tags: chunk(tags, 64 * 1024), bytes: native.length }
+})
+async function runHistory(reads) {
+  for await (const r of replayDiffs(readClineHistory(reads))) void r
+}
+const hist = await measureInterleavedAsync(historyCases.flatMap((c) => [() => runHistory(c.native), () => runHistory(c.tags)]), { warmup: 1, warmupMs: 0, samples: 3, minMs: 0 })
+console.log('\n' + mdTable(['file in a Cline history', 'as a tool_use part (native)', 'as a text part (tags)', 'native / tags'], historyCases.map((c, i) => [fmtSize(c.size), `${num(c.bytes / MB / (hist[2 * i].ms / 1000))} MB/s (${num(hist[2 * i].ms)} ms)`, `${num(c.bytes / MB / (hist[2 * i + 1].ms / 1000))} MB/s (${num(hist[2 * i + 1].ms)} ms)`, num(hist[2 * i].ms / hist[2 * i + 1].ms)])))
+console.log(`History, 4x the size: native ${num(hist[2].ms / hist[0].ms)}x the time, tags ${num(hist[3].ms / hist[1].ms)}x. Target native <= ${LINEARITY_TARGET}x: ${verdict(hist[2].ms / hist[0].ms <= LINEARITY_TARGET)}`)
