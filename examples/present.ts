@@ -203,7 +203,7 @@ export async function presentDemo(opts: PresentDemoOptions): Promise<ToolResult[
 
   const executeTool = async (b: ToolUseBlock): Promise<{ content: string; rejected?: boolean }> => {
     endLine()
-    write(`${st.tool('⏺ ' + b.name)} ${st.dim(Object.entries(b.params).map(([k, v]) => `${k}: ${preview(v, 60)}`).join(', '))}\n`)
+    write(`${st.tool('⏺ ' + b.name)}${b.isNativeToolCall ? st.dim(' (native)') : ''} ${st.dim(Object.entries(b.params).map(([k, v]) => `${k}: ${preview(v, 60)}`).join(', '))}\n`)
     let approved = autoApprove
     if (!approved) {
       if (answers === undefined) return { content: 'The user denied this operation (no terminal to ask).', rejected: true }

@@ -25,11 +25,13 @@ export { isBlockDiff, isMarker, isDiagnosticRecord } from './diff/guards.js'
 export { cleanDisplayText } from './present/clean.js'
 export {
   SYNTHETIC_INTERVAL_MS, type ReplayEvent, type ReplayMessageEvent, type ReplayChunkEvent, type ReplayEndEvent,
-  type LogReadOptions, type LogSource,
+  type ReplayToolEvent, type ReplayToolEndEvent, type LogReadOptions, type LogSource,
 } from './replay/events.js'
 export { readChunkLog } from './replay/chunk-log.js'
 export { readClineHistory } from './replay/cline-history.js'
-export { openAIChunks, openAIText, readOpenAISse, type ModelChunk } from './replay/openai.js'
+export { openAIChunks, openAIText, readOpenAISse, type ModelChunk, type ModelTextChunk } from './replay/openai.js'
+export { type ToolCallChunk, type ToolEndChunk, type NativeChunk } from './native/sources.js'
+export { modelTurnEvents } from './native/turn.js'
 export { anthropicChunks, anthropicText, readAnthropicSse } from './replay/anthropic.js'
 export { readLog, readLogBatches, detectLogFormat, sniffLog, LOG_FORMATS, type LogFormat, type SniffedLog, type ReadLogOptions } from './replay/detect.js'
 export { replayDiffs, ReplayDiffer, counterIds, type ReplayDiffOptions } from './replay/diffs.js'

@@ -40,13 +40,22 @@ export interface ToolUseBlock {
   params: Record<string, string>
   /** `true` while the call may still grow; a partial call must never be executed. */
   partial: boolean
-  /** An id that stays the same for the life of a parser stream. */
-  call_id: string
-  /** Always `false`: the call was written as tags in the text. */
-  isNativeToolCall: false
   /**
-   * Only with the `truncation` option: the call was completed because the input ended, not by
-   * its closing tag. Such a call is never executed by the Presenter.
+   * An id that stays the same for the life of a parser stream; for a native call, the
+   * provider's id (`call_…`, `toolu_…`).
+   */
+  call_id: string
+  /**
+   * `false`: the call was written as tags in the text. `true`: the provider streamed it as a
+   * native tool call (SPEC 8a); its params are the top-level keys of the argument object, a
+   * string as it is, any other value `JSON.stringify(value)`.
+   */
+  isNativeToolCall: boolean
+  /**
+   * A tag call with the `truncation` option: the call was completed because the input ended, not
+   * by its closing tag. A native call: its arguments were not a complete JSON object when the
+   * call ended (diagnostic `invalid-tool-arguments`). Such a call is never executed by the
+   * Presenter.
    */
   truncated?: true
 }
@@ -100,7 +109,14 @@ export interface Diagnostic {
  * - `unclosed-param`: the input ended inside a parameter value;
  * - `truncated-open-tag`: the input ended in the middle of an opening tool tag (`<execute_c`);
  * - `diagnostics-dropped`: the last one, when `maxDiagnostics` was reached: how many more were
- *   found and left out (its offset is the first one left out).
+ *   found and left out (its offset is the first one left out);
+ * - `invalid-tool-arguments`: a native tool call ended with arguments that are not a complete JSON
+ *   object (cut by the end of the turn, `max_tokens` or the log, or not an object at all); the
+ *   block is completed with the params read so far and `truncated: true`, and is never run.
+ *   Its `offset` is in the call's argument text.
+ *
+ * `ignored-content` also reports a native argument named `__proto__`, dropped (the offset of its
+ * key in the argument text); the call is still run without it, as the original's params did.
  * @group Parsing
  */
 export type DiagnosticCode =
@@ -110,6 +126,7 @@ export type DiagnosticCode =
   | 'unclosed-param'
   | 'truncated-open-tag'
   | 'diagnostics-dropped'
+  | 'invalid-tool-arguments'
 
 /**
  * Path of a string inside a block: `content` (text blocks), `reasoning` (reasoning blocks) or

@@ -80,11 +80,12 @@ const fileStats: fc.Arbitrary<FileStats> = fc.record({
   file: fc.string(),
   format: fc.constantFrom('chunklog' as const, 'cline' as const, 'openai' as const, 'anthropic' as const),
   bytes: fc.nat(), turns: fc.nat(), textBytes: fc.nat(), reasoningBytes: fc.nat(),
-  toolCalls: byName, toolCallsTotal: fc.nat(), unclosedCalls: fc.nat(), truncatedCalls: fc.nat(),
+  toolCalls: byName, toolCallsTotal: fc.nat(), nativeCalls: byName, nativeCallsTotal: fc.nat(), invalidNativeCalls: fc.nat(),
+  unclosedCalls: fc.nat(), truncatedCalls: fc.nat(),
   unknownTags: byName,
   // whole milliseconds: sums of floats depend on their grouping in the last bits
   parseMs: fc.nat(), wallMs: fc.nat(), skipped: fc.nat(),
-}).map((s) => ({ file: s.file, format: s.format, bytes: s.bytes, turns: s.turns, textBytes: s.textBytes, reasoningBytes: s.reasoningBytes, toolCalls: s.toolCalls, toolCallsTotal: s.toolCallsTotal, unclosedCalls: s.unclosedCalls, truncatedCalls: s.truncatedCalls, unknownTags: s.unknownTags, parseMs: s.parseMs, wallMs: s.wallMs, skipped: s.skipped }))
+}).map((s) => ({ file: s.file, format: s.format, bytes: s.bytes, turns: s.turns, textBytes: s.textBytes, reasoningBytes: s.reasoningBytes, toolCalls: s.toolCalls, toolCallsTotal: s.toolCallsTotal, nativeCalls: s.nativeCalls, nativeCallsTotal: s.nativeCallsTotal, invalidNativeCalls: s.invalidNativeCalls, unclosedCalls: s.unclosedCalls, truncatedCalls: s.truncatedCalls, unknownTags: s.unknownTags, parseMs: s.parseMs, wallMs: s.wallMs, skipped: s.skipped }))
 
 /** A list cut into consecutive shards at the given points. */
 function shards<T>(xs: T[], cuts: number[]): T[][] {
@@ -107,10 +108,10 @@ t.test('the law: the total of shards, added in any grouping and order, is the to
     if (reverse) parts.reverse()
     const merged = parts.reduce((into, p) => addInto(into, p), emptyTotal())
     const whole = totalOf(files)
-    const { toolCalls: a, unknownTags: b, ...mergedRest } = plain(merged) as StatsTotal
-    const { toolCalls: c, unknownTags: d, ...wholeRest } = plain(whole) as StatsTotal
+    const { toolCalls: a, unknownTags: b, nativeCalls: e, ...mergedRest } = plain(merged) as StatsTotal
+    const { toolCalls: c, unknownTags: d, nativeCalls: f, ...wholeRest } = plain(whole) as StatsTotal
     // the order of names follows the order of files, which a reversed merge changes
-    return isDeepStrictEqual(mergedRest, wholeRest) && isDeepStrictEqual(sorted(a), sorted(c)) && isDeepStrictEqual(sorted(b), sorted(d))
+    return isDeepStrictEqual(mergedRest, wholeRest) && isDeepStrictEqual(sorted(a), sorted(c)) && isDeepStrictEqual(sorted(b), sorted(d)) && isDeepStrictEqual(sorted(e), sorted(f))
   }), { numRuns: 300 })
   t.equal(Object.getPrototypeOf({}), Object.prototype)
   t.notOk(Object.hasOwn(Object.prototype, 'read_file'), 'no name reached Object.prototype')

@@ -74,7 +74,19 @@ function reference(history: { role: string; content: unknown }[]): ReplayEvent[]
     const parts = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content as Record<string, unknown>[]
     let tm = 0
     let hadText = false
-    for (const p of parts) {
+    for (const [i, p] of parts.entries()) {
+      if (p.type === 'tool_use') {
+        // a native call (issue 15): its input as JSON, in the chunks of the text
+        const key = String(i)
+        out.push({ type: 'tool', key, id: p.id as string, name: p.name as string, args: '', t: tm })
+        tm += SYNTHETIC_INTERVAL_MS
+        for (const piece of splitIntoChunks(JSON.stringify(p.input))) {
+          out.push({ type: 'tool', key, args: piece, t: tm })
+          tm += SYNTHETIC_INTERVAL_MS
+        }
+        out.push({ type: 'tool_end', key })
+        continue
+      }
       const field = p.type === 'text' ? 'text' : p.type === 'thinking' ? 'thinking' : null
       if (field === null) continue
       let whole = p[field] as string
@@ -184,11 +196,17 @@ t.test('Cline history: content before role, text before type, waits bounded by m
   const r2 = await read(readClineHistory, [big2], { file: 'h', maxBytes: 100 })
   t.match(r2.error, { code: 'ERR_MESSAGE_TOO_LARGE', message: 'h: messages[0]: the content read before "role" exceeds maxBytes (100)' })
   t.same(r2.events, [], 'nothing of a message whose role is not known')
-  // a user message (or a tool_use part) of any size is passed over without being kept
-  const user = JSON.stringify([{ role: 'user', content: 'z'.repeat(5000) }, { role: 'assistant', content: [{ type: 'tool_use', input: { a: 'z'.repeat(5000) } }, { type: 'text', text: 'ok' }] }])
+  // a user message of any size is passed over without being kept, and a tool_use part whose
+  // type, id and name come first is streamed, not kept (its limit is the replay's, per turn)
+  const user = JSON.stringify([{ role: 'user', content: 'z'.repeat(5000) }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: { a: 'z'.repeat(5000) } }, { type: 'text', text: 'ok' }] }])
   const r3 = await read(readClineHistory, [user], { maxBytes: 100 })
   t.equal(r3.error, undefined)
   t.same(r3.events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text), ['ok'])
+  t.equal(r3.events.filter((e) => e.type === 'tool').map((e) => (e as { args: string }).args).join(''), JSON.stringify({ a: 'z'.repeat(5000) }))
+  // an input before the part's type, id and name waits, bounded
+  const early = JSON.stringify([{ role: 'assistant', content: [{ input: { a: 'z'.repeat(500) }, type: 'tool_use', id: 't', name: 'n' }] }])
+  t.match((await read(readClineHistory, [early], { file: 'h', maxBytes: 100 })).error, { code: 'ERR_MESSAGE_TOO_LARGE', message: 'h: messages[0].content[0]: an "input" read before the part\'s "type", "id" and "name" exceeds maxBytes (100)' })
+  t.same((await read(readClineHistory, [early], { file: 'h' })).events.filter((e) => e.type === 'tool' || e.type === 'tool_end').length, 1 + splitIntoChunks(JSON.stringify({ a: 'z'.repeat(500) })).length + 1)
   // a key of another type's field, or a field given twice, is passed over (the first one counts)
   const odd = '[{"role":"assistant","content":[{"type":"text","thinking":"no","text":"yes","text":"again"}]}]'
   t.same((await read(readClineHistory, [odd])).events.filter((e) => e.type === 'chunk').map((e) => (e as { text: string }).text), ['yes'])

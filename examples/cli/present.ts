@@ -4,7 +4,7 @@
  * by a dry-run executor.
  */
 import { ReadStream } from 'node:tty'
-import { LOG_FORMATS, sniffLog, pace, readLog, replayTurns, ReplayDiffer, type DiffRecord, type LogFormat, type ReplayDiffOptions, type ReplayTurn } from 'tagstream'
+import { LOG_FORMATS, sniffLog, pace, readLog, replayDiffs, type DiffRecord, type LogFormat } from 'tagstream'
 import { choice, flag, num, parseCommand, UsageError } from './args.js'
 import { openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
@@ -19,7 +19,8 @@ The Presenter demo: shows a model's text as it streams and runs its tool calls o
 through a dry-run executor (nothing is executed; each call says what it would do), asking
 y/n before each call. FILE (or stdin) is plain model text, or a log of any
 format 'replay' reads, presented one assistant turn after another (provider reasoning
-is shown dimmed, after "thinking:").
+is shown dimmed, after "thinking:"; native tool calls are run like tag calls, marked
+"native"; one whose arguments are incomplete is never run).
 
 Answers are read from the terminal; when FILE is given they may also come from stdin
 (printf 'y\\nn\\n' | tagstream present reply.txt).
@@ -67,9 +68,9 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
       return
     }
     const events = pace(readLog(source, { file: input.name, format: logFormat, onWarning: printWarning }), { speed })
-    for await (const turn of replayTurns(events)) {
+    for await (const turn of turnsOf(replayDiffs(events, parse))) {
       process.stdout.write(st.dim(`── ${turn.id} ${'─'.repeat(30)}`) + '\n')
-      await presentDemo({ diffs: turnDiffs(turn, parse), autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }) })
+      await presentDemo({ diffs: turn.diffs, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }) })
       process.stdout.write('\n')
     }
   } finally {
@@ -78,14 +79,47 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
 }
 
 /**
- * One turn as the diffs `replay` prints for it, without the message/end markers: the Presenter
- * then takes it as a whole input, so an interrupt stops reading the turn (its other chunks are
- * passed over). Provider reasoning arrives as reasoning blocks, which the demo shows dimmed.
+ * The replay's diff records cut into turns, each the diffs `replay` prints for it without the
+ * message/end markers: the Presenter takes a turn as a whole input, so an interrupt stops
+ * reading it, and the rest of that turn is passed over. Provider reasoning arrives as reasoning
+ * blocks (shown dimmed) and native tool calls as tool blocks. Nothing is buffered: a turn must
+ * be read or abandoned before the next is asked for.
  */
-async function* turnDiffs(turn: ReplayTurn, parse: ReplayDiffOptions): AsyncGenerator<DiffRecord, void, undefined> {
-  const differ = new ReplayDiffer(parse)
-  differ.push({ type: 'message', id: turn.id })
-  for await (const c of turn.chunks) yield* differ.push(c)
-  for (const r of differ.end()) if (r.op !== 'end') yield r
+async function* turnsOf(records: AsyncIterable<DiffRecord>): AsyncGenerator<{ id: string; diffs: AsyncIterable<DiffRecord> }, void, undefined> {
+  const it = records[Symbol.asyncIterator]()
+  let pending: DiffRecord | undefined // a message marker read by a turn's diffs
+  let inTurn = false
+  const next = async (): Promise<DiffRecord | undefined> => {
+    if (pending !== undefined) {
+      const r = pending
+      pending = undefined
+      return r
+    }
+    const r = await it.next()
+    return r.done === true ? undefined : r.value
+  }
+  try {
+    for (;;) {
+      let r = await next()
+      while (inTurn && r !== undefined && r.op !== 'message') r = await next() // the rest of an abandoned turn
+      inTurn = false
+      if (r === undefined) return
+      if (r.op !== 'message') continue
+      inTurn = true
+      const diffs = async function* (): AsyncGenerator<DiffRecord, void, undefined> {
+        while (inTurn) {
+          const d = await next()
+          if (d === undefined || d.op === 'end' || d.op === 'message') {
+            if (d?.op === 'message') pending = d
+            inTurn = false
+            return
+          }
+          yield d
+        }
+      }
+      yield { id: r.id, diffs: diffs() }
+    }
+  } finally {
+    await it.return?.()
+  }
 }
-

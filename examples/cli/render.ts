@@ -46,7 +46,10 @@ function formatParam(name: string, value: string, st: Style): string {
 
 /** How a completed tool call looks. */
 export function formatTool(b: ToolUseBlock, st: Style): string {
-  const head = `${st.tool('⏺ ' + b.name)} ${st.dim(`(${b.call_id})`)}${b.truncated === true ? ' ' + st.warn('cut off: would not run') : ''}`
+  // a native call (SPEC 8a) says so; its cut is of its JSON arguments, not of a closing tag
+  const id = b.isNativeToolCall ? `(${b.call_id}, native)` : `(${b.call_id})`
+  const cut = b.isNativeToolCall ? 'arguments incomplete or not an object: would not run' : 'cut off: would not run'
+  const head = `${st.tool('⏺ ' + b.name)} ${st.dim(id)}${b.truncated === true ? ' ' + st.warn(cut) : ''}`
   return [head, ...Object.entries(b.params).map(([k, v]) => formatParam(k, v, st))].join('\n')
 }
 

@@ -21,7 +21,12 @@ messages stream; the format is detected from the first bytes.
 
 Output: one JSON record per line, each turn framed by {"op":"message","id":"turn-N"} and
 {"op":"end","id":"turn-N"}. Provider reasoning (Anthropic thinking, a history's thinking
-parts) becomes a "reasoning" block. The same file and options give the same bytes.
+parts) becomes a "reasoning" block. Native tool calls (OpenAI tool_calls, Anthropic tool_use
+blocks, a history's tool_use parts) become tool_use blocks with "isNativeToolCall":true and
+the provider's call id (whatever --ids says), their string arguments growing by appends; a
+call whose arguments never form a JSON object ends with "truncated":true (and an
+invalid-tool-arguments diagnostic with --option diagnostics). The same file and options
+give the same bytes.
 
 Options:
   --format F               chunklog, cline, openai or anthropic (default: detected)

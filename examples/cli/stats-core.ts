@@ -6,7 +6,7 @@
  * the stats of the whole (`stats --merge`): the parse speed is derived, textBytes / parseMs,
  * only when printed.
  */
-import { parseWithDiagnostics, readLogBatches, sniffLog, TagstreamError, type LogFormat, type ParseOptions } from 'tagstream'
+import { parseWithDiagnostics, readLogBatches, sniffLog, ReplayDiffer, TagstreamError, type DiffRecord, type LogFormat, type ParseOptions } from 'tagstream'
 import { InputError, openInput } from './io.js'
 import { toParseOptions, type ParserFlags } from './parse-options.js'
 
@@ -21,9 +21,14 @@ export interface FileStats {
   /** Text of those turns (what is parsed), and provider reasoning. */
   textBytes: number
   reasoningBytes: number
-  /** Tool calls by name. */
+  /** Tool calls written as tags, by name. */
   toolCalls: Record<string, number>
   toolCallsTotal: number
+  /** Native tool calls (the provider's own tool calling, SPEC 8a), by name. */
+  nativeCalls: Record<string, number>
+  nativeCallsTotal: number
+  /** Native calls whose arguments were not a complete JSON object: never run. */
+  invalidNativeCalls: number
   /** Calls whose closing tag never came: the turn ended inside them. */
   unclosedCalls: number
   /** Turns that ended inside a tool's opening tag (`<execute_c`): a call cut before it began. */
@@ -78,8 +83,10 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
   const options: ParseOptions = { ...toParseOptions(job.flags, 'counter'), final: true, idGenerator: () => '' }
   const s: FileStats = {
     file, format: job.format ?? 'chunklog', bytes: input.size ?? 0, turns: 0, textBytes: 0, reasoningBytes: 0,
-    toolCalls: counts(), toolCallsTotal: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
+    toolCalls: counts(), toolCallsTotal: 0, nativeCalls: counts(), nativeCallsTotal: 0, invalidNativeCalls: 0,
+    unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
   }
+  const natives = new NativeCounter(s)
   // detected once, here: readLogBatches then takes the format as given
   const sniffed = job.format === undefined ? await sniffLog(input.stream) : { format: job.format, source: input.stream }
   const format = sniffed.format
@@ -100,6 +107,9 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
       parts = []
       chars = 0
       s.turns++
+      natives.push(e)
+    } else if (e.type === 'tool' || e.type === 'tool_end') {
+      natives.push(e)
     } else if (e.type === 'chunk') {
       if (e.kind === 'reasoning') s.reasoningBytes += Buffer.byteLength(e.text)
       else {
@@ -108,6 +118,7 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
         parts.push(e.text)
       }
     } else {
+      natives.push(e)
       const text = parts.join('')
       parts = []
       s.textBytes += Buffer.byteLength(text)
@@ -130,19 +141,51 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
   return s
 }
 
+/**
+ * Counts native calls: their events (and the turns' frames) go through a replay differ of their
+ * own, so a call counts under its final name, and as invalid when its arguments were not a
+ * complete JSON object (the block the Presenter would not run).
+ */
+class NativeCounter {
+  private readonly differ: ReplayDiffer
+  private names: string[] = []
+
+  constructor(private readonly s: FileStats) {
+    this.differ = new ReplayDiffer({ idGenerator: () => '', file: s.file })
+  }
+
+  push(e: Parameters<ReplayDiffer['push']>[0]): void {
+    for (const r of this.differ.push(e)) this.record(r)
+  }
+
+  private record(r: DiffRecord): void {
+    if (r.op === 'message') this.names = []
+    else if ((r.op === 'add' || r.op === 'replace') && r.block.type === 'tool_use') {
+      this.names[r.index] = r.block.name
+      if (r.op === 'replace' && !r.block.partial) this.count(r.index, r.block.truncated === true)
+    } else if (r.op === 'complete') this.count(r.index, false)
+  }
+
+  private count(i: number, invalid: boolean): void {
+    add(this.s.nativeCalls, this.names[i] ?? '')
+    this.s.nativeCallsTotal++
+    if (invalid) this.s.invalidNativeCalls++
+  }
+}
+
 /** The sums of several files (or of several totals: `fileCount` says how many files). */
 export interface StatsTotal extends Omit<FileStats, 'file'> {
   fileCount: number
 }
 
 /** The figures that add up as they are. */
-export const SUMMED = ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'parseMs', 'wallMs', 'skipped'] as const
+export const SUMMED = ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'nativeCallsTotal', 'invalidNativeCalls', 'unclosedCalls', 'truncatedCalls', 'parseMs', 'wallMs', 'skipped'] as const
 
 /** A total of nothing. */
 export function emptyTotal(): StatsTotal {
   return {
     fileCount: 0, format: 'mixed', bytes: 0, turns: 0, textBytes: 0, reasoningBytes: 0, toolCalls: counts(), toolCallsTotal: 0,
-    unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
+    nativeCalls: counts(), nativeCallsTotal: 0, invalidNativeCalls: 0, unclosedCalls: 0, truncatedCalls: 0, unknownTags: counts(), parseMs: 0, wallMs: 0, skipped: 0,
   }
 }
 
@@ -157,6 +200,7 @@ export function addInto(into: StatsTotal, part: FileStats | StatsTotal): StatsTo
   into.fileCount += files
   for (const k of SUMMED) into[k] += part[k]
   for (const [n, c] of Object.entries(part.toolCalls)) add(into.toolCalls, n, c)
+  for (const [n, c] of Object.entries(part.nativeCalls)) add(into.nativeCalls, n, c)
   for (const [n, c] of Object.entries(part.unknownTags)) add(into.unknownTags, n, c)
   return into
 }

@@ -65,8 +65,9 @@ export function formatStats(s: Omit<FileStats, 'file'> & { file: string }): stri
   const speed = s.parseMs > 0 ? `${parseMBps(s).toFixed(1)} MB/s` : '-'
   return [
     `${s.file} (${s.format}, ${mb(s.bytes)}${s.skipped > 0 ? `, ${s.skipped} skipped` : ''})`,
-    `  turns ${s.turns} · tool calls ${s.toolCallsTotal} · unclosed ${s.unclosedCalls} · truncated ${s.truncatedCalls} · unknown tags ${Object.values(s.unknownTags).reduce((a, b) => a + b, 0)} · text ${mb(s.textBytes)} · parse ${speed}`,
+    `  turns ${s.turns} · tool calls ${s.toolCallsTotal}${s.nativeCallsTotal > 0 ? ` · native calls ${s.nativeCallsTotal}${s.invalidNativeCalls > 0 ? ` (${s.invalidNativeCalls} invalid)` : ''}` : ''} · unclosed ${s.unclosedCalls} · truncated ${s.truncatedCalls} · unknown tags ${Object.values(s.unknownTags).reduce((a, b) => a + b, 0)} · text ${mb(s.textBytes)} · parse ${speed}`,
     `  calls: ${byName(s.toolCalls)}`,
+    ...(s.nativeCallsTotal > 0 ? [`  native: ${byName(s.nativeCalls)}`] : []),
     ...(Object.keys(s.unknownTags).length > 0 ? [`  unknown: ${byName(s.unknownTags)}`] : []),
   ].join('\n')
 }
@@ -208,11 +209,13 @@ function readDocument(line: string, where: string): { files: FileStats[]; total:
   return { files, total: { fileCount, ...figures } }
 }
 
-const COUNTED = ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'skipped'] as const
+const COUNTED = ['bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCallsTotal', 'nativeCallsTotal', 'invalidNativeCalls', 'unclosedCalls', 'truncatedCalls', 'skipped'] as const
+/** Figures added after version 1 was first written: absent in older output, they read as 0 (or no names). */
+const LATER: readonly string[] = ['nativeCalls', 'nativeCallsTotal', 'invalidNativeCalls']
 const FORMATS: readonly string[] = [...LOG_FORMATS, 'mixed']
 
 /** The figures in the order `stats` writes them (after "file" or "fileCount"). */
-const FIGURES = ['format', 'bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCalls', 'toolCallsTotal', 'unclosedCalls', 'truncatedCalls', 'unknownTags', 'parseMs', 'wallMs', 'skipped'] as const
+const FIGURES = ['format', 'bytes', 'turns', 'textBytes', 'reasoningBytes', 'toolCalls', 'toolCallsTotal', 'nativeCalls', 'nativeCallsTotal', 'invalidNativeCalls', 'unclosedCalls', 'truncatedCalls', 'unknownTags', 'parseMs', 'wallMs', 'skipped'] as const
 
 /**
  * The figures of a file or a total, copied into a fresh object in the order `stats` writes
@@ -222,11 +225,12 @@ function readFigures(v: unknown, path: string, bad: (what: string) => InputError
   if (!isRecord(v)) throw bad(`${path}: expected an object`)
   const s: Record<string, unknown> = {}
   for (const k of FIGURES) {
-    const x = v[k]
+    let x = v[k]
+    if (x === undefined && LATER.includes(k)) x = k === 'nativeCalls' ? {} : 0
     if (k === 'format') {
       if (typeof x !== 'string' || !FORMATS.includes(x)) throw bad(`${path}.format: expected one of ${FORMATS.join(', ')}, got ${JSON.stringify(x)}`)
       s[k] = x
-    } else if (k === 'toolCalls' || k === 'unknownTags') {
+    } else if (k === 'toolCalls' || k === 'unknownTags' || k === 'nativeCalls') {
       if (!isRecord(x)) throw bad(`${path}.${k}: expected an object of counts by name`)
       const into = counts()
       for (const [name, c] of Object.entries(x)) {

@@ -5,19 +5,24 @@
  * @module
  */
 import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
-import type { ModelChunk } from './openai.js'
+import { chunkEvent, type ModelChunk } from './openai.js'
+import { anthropicToolChunk } from '../native/sources.js'
 import { flatten, mapBatches } from './source.js'
 import { eventJson, sseEventBatches } from './sse.js'
 
 /**
  * The chunk in one raw stream event: `text_delta` is text, `thinking_delta` is reasoning; a
- * `content_block_start` may already carry text. Signatures, `input_json_delta` (native tool
- * calls) and the other events carry no text.
+ * `content_block_start` may already carry text. A `tool_use` block is a native tool call: its
+ * start, its `input_json_delta` pieces and its stop are `tool_call` / `tool_end` chunks (`tools`
+ * holds the keys of the message's tool blocks; a new one for each message). Signatures and the
+ * other events carry nothing.
  * @internal
  * @group Replay
  */
-export function anthropicDelta(event: unknown): ModelChunk | null {
+export function anthropicDelta(event: unknown, tools: Set<string> = new Set()): ModelChunk | null {
   if (!isObject(event)) return null
+  const tool = anthropicToolChunk(event, tools)
+  if (tool !== null) return tool
   if (event.type === 'content_block_delta' && isObject(event.delta)) {
     const d = event.delta
     if (d.type === 'text_delta' && typeof d.text === 'string' && d.text.length > 0) return { kind: 'text', text: d.text }
@@ -35,7 +40,9 @@ export function anthropicDelta(event: unknown): ModelChunk | null {
 /**
  * Adapts the official `@anthropic-ai/sdk` messages stream (`client.messages.create({ stream:
  * true, … })` or `client.messages.stream(…)`, both async iterables of raw events) to typed
- * chunks; `thinking_delta` becomes `reasoning`.
+ * chunks; `thinking_delta` becomes `reasoning`; a `tool_use` block becomes `tool_call` pieces
+ * (keyed by the content block index, `id` and `name` on the first) and a `tool_end` at its stop.
+ * Give them to {@link modelTurnEvents} and {@link replayDiffs} for block diffs with native calls.
  * @example
  * ```ts
  * import Anthropic from '@anthropic-ai/sdk'
@@ -46,8 +53,10 @@ export function anthropicDelta(event: unknown): ModelChunk | null {
  * @group Replay
  */
 export async function* anthropicChunks(stream: AsyncIterable<unknown>): AsyncGenerator<ModelChunk, void, undefined> {
+  let tools = new Set<string>()
   for await (const event of stream) {
-    const c = anthropicDelta(event)
+    if (isObject(event) && event.type === 'message_start') tools = new Set()
+    const c = anthropicDelta(event, tools)
     if (c !== null) yield c
   }
 }
@@ -70,7 +79,8 @@ export async function* anthropicText(stream: AsyncIterable<unknown>): AsyncGener
 }
 
 /**
- * Reads an SSE capture of Anthropic messages streams. Each message (`message_start` …
+ * Reads an SSE capture of Anthropic messages streams, `tool_use` blocks included (as `tool` /
+ * `tool_end` events). Each message (`message_start` …
  * `message_stop`) is a turn, so concatenated captures replay as several turns; chunks are
  * spaced {@link SYNTHETIC_INTERVAL_MS} apart. Unknown event types are passed over (the API adds
  * some from time to time); a payload that is not JSON, an `error` event, or a line outside the
@@ -97,6 +107,7 @@ export async function* anthropicSseBatches(source: LogSource, options: LogReadOp
   let turn = 0
   let open: string | null = null
   let t = 0
+  let tools = new Set<string>()
   yield* mapBatches(sseEventBatches(source, report), (e, out: ReplayEvent[]) => {
     const event = eventJson(e, report)
     if (event === undefined) return
@@ -111,6 +122,7 @@ export async function* anthropicSseBatches(source: LogSource, options: LogReadOp
       if (open !== null) out.push({ type: 'end', id: open })
       open = `turn-${++turn}`
       t = 0
+      tools = new Set()
       const meta: Record<string, unknown> = {}
       const m = isObject(event.message) ? event.message : {}
       if (typeof m.id === 'string') meta.id = m.id
@@ -122,10 +134,10 @@ export async function* anthropicSseBatches(source: LogSource, options: LogReadOp
       open = null
       return
     }
-    const c = anthropicDelta(event)
+    const c = anthropicDelta(event, tools)
     if (c !== null) {
-      out.push({ type: 'chunk', kind: c.kind, text: c.text, t })
-      t += SYNTHETIC_INTERVAL_MS
+      out.push(chunkEvent(c, t))
+      if (c.kind !== 'tool_end') t += SYNTHETIC_INTERVAL_MS
     }
   })
   if (open !== null) yield [{ type: 'end', id: open }]

@@ -25,14 +25,18 @@ const NONE = Symbol.for('object-stream.none')
 /** Keys and short values are read up to this many characters (enough to describe them). */
 const SHORT = 64
 
+/** A tool_use part's `id` or `name` longer than this is an error (a cut id would be wrong). */
+const MAX_CALL_FIELD = 4096
+
 /**
  * Reads a Cline task history and yields each assistant message as one turn; other roles are
  * passed over. In `content`, `text` parts are the model's text (several are joined with a blank
- * line), `thinking` parts become reasoning chunks, and the other parts (`tool_use` for native
- * tool calls, images, redacted thinking…) are not replayed: the tag protocol has no way to
- * show them, and the turn's text is what the model wrote. Stored text has no timings, so it is
- * cut into word-sized chunks one {@link SYNTHETIC_INTERVAL_MS} apart, the same chunks however
- * the file is read.
+ * line), `thinking` parts become reasoning chunks, `tool_use` parts (native tool calls, with a
+ * complete `input`) become `tool` / `tool_end` events: the `input` is written back as JSON as
+ * its tokens are read and replayed in pieces, so a call streams as it did live (SPEC 8a), and
+ * the other parts (images, redacted thinking…) are not replayed. Stored text has no timings, so
+ * it is cut into word-sized chunks one {@link SYNTHETIC_INTERVAL_MS} apart, the same chunks
+ * however the file is read.
  *
  * The text is replayed as it is read: a message's first chunks come out before its end is read,
  * and a history cut short (or broken) yields everything before the cut, then fails. A message or
@@ -316,6 +320,114 @@ class Turn {
     this.chunk(text)
     this.end()
   }
+
+  /** A native tool call begins: its `tool` event; then its argument JSON through {@link chunk}. */
+  toolBegin(key: string, id: string, name: string): void {
+    this.reader.reading = this
+    this.emit({ type: 'tool', key, id, name, args: '', t: this.t })
+    this.t += SYNTHETIC_INTERVAL_MS
+    this.splitter = new ChunkSplitter((args) => {
+      this.emit({ type: 'tool', key, args, t: this.t })
+      this.t += SYNTHETIC_INTERVAL_MS
+    })
+  }
+
+  /** The call's argument JSON is complete (a cut input ends only the pieces: {@link end}). */
+  toolEnd(key: string): void {
+    this.end()
+    this.emit({ type: 'tool_end', key })
+  }
+}
+
+/**
+ * Writes a JSON value back as JSON text from its tokens, piece by piece (strings escaped chunk by
+ * chunk: a pair cut between two chunks becomes two `\u` escapes, which decode to the pair).
+ */
+class JsonTextFrame implements Frame {
+  /** Per open container: its next element is the first (no comma before it). */
+  private readonly firsts: boolean[] = []
+  private afterKey = false
+  /** A high surrogate at the end of a string chunk, until the next chunk shows its pair. */
+  private high = ''
+
+  private flushHigh(): void {
+    if (this.high.length > 0) this.out(JSON.stringify(this.high).slice(1, -1))
+    this.high = ''
+  }
+
+  constructor(private readonly out: (s: string) => void, private readonly done: () => void = () => undefined) {}
+
+  private sep(): void {
+    if (this.afterKey) {
+      this.afterKey = false
+      return
+    }
+    const n = this.firsts.length
+    if (n === 0) return
+    if (this.firsts[n - 1]) this.firsts[n - 1] = false
+    else this.out(',')
+  }
+
+  token(t: Token): boolean {
+    const last = this.write(t)
+    if (last) this.done()
+    return last
+  }
+
+  /** Writes one token; returns whether it was the value's last. */
+  private write(t: Token): boolean {
+    switch (t.name) {
+      case 'startObject': case 'startArray':
+        this.sep()
+        this.out(t.name === 'startObject' ? '{' : '[')
+        this.firsts.push(true)
+        return false
+      case 'endObject': case 'endArray':
+        this.firsts.pop()
+        this.out(t.name === 'endObject' ? '}' : ']')
+        return this.firsts.length === 0
+      case 'startKey': case 'startString':
+        this.sep()
+        this.out('"')
+        return false
+      case 'stringChunk': {
+        // a pair cut between two chunks is kept whole, so the text (and where the splitter
+        // cuts it) does not depend on how the file was read
+        let v = this.high + t.value
+        this.high = ''
+        const last = v.charCodeAt(v.length - 1)
+        if (last >= 0xd800 && last <= 0xdbff) {
+          this.high = v.slice(-1)
+          v = v.slice(0, -1)
+        }
+        if (v.length > 0) this.out(JSON.stringify(v).slice(1, -1))
+        return false
+      }
+      case 'endKey':
+        this.flushHigh()
+        this.out('":')
+        this.afterKey = true
+        return false
+      case 'endString':
+        this.flushHigh()
+        this.out('"')
+        return this.firsts.length === 0
+      case 'startNumber':
+        this.sep()
+        return false
+      case 'numberChunk':
+        this.out(t.value)
+        return false
+      case 'endNumber':
+        return this.firsts.length === 0
+      case 'nullValue': case 'trueValue': case 'falseValue':
+        this.sep()
+        this.out(t.name === 'nullValue' ? 'null' : t.name === 'trueValue' ? 'true' : 'false')
+        return this.firsts.length === 0
+      default:
+        return false
+    }
+  }
 }
 
 /**
@@ -449,6 +561,12 @@ class PartFrame extends ObjectFrame {
   /** Values of `text` / `thinking` read before the type was (at most `maxBytes`): text or a description. */
   private readonly waiting = new Map<string, { text: string } | { bad: string }>()
   private got = false
+  // a tool_use part: its id and name (a string, or a description of what else they were), and
+  // its input: streamed once type, id and name are known, else kept (bounded) until the part ends
+  private readonly call = new Map<'id' | 'name', { text: string } | { bad: string }>()
+  private input: 'none' | 'streamed' | 'kept' = 'none'
+  private kept: string[] = []
+  private keptSize = 0
 
   constructor(private readonly reader: HistoryReader, private readonly turn: Turn, private readonly where: string, private readonly details: Record<string, unknown>) {
     super()
@@ -472,6 +590,10 @@ class PartFrame extends ObjectFrame {
         }
         this.type = text
       }), first)
+      return
+    }
+    if ((this.type === undefined || this.type === 'tool_use') && (key === 'id' || key === 'name' || key === 'input')) {
+      this.toolValue(key, first)
       return
     }
     if ((key !== 'text' && key !== 'thinking') || this.type === null || this.waiting.has(key)) {
@@ -502,12 +624,58 @@ class PartFrame extends ObjectFrame {
     ), first)
   }
 
+  /** `id`, `name` or `input` of what may be a tool_use part. */
+  private toolValue(key: 'id' | 'name' | 'input', first: Token): void {
+    if (key !== 'input') {
+      if (this.call.has(key)) return this.reader.push(new SkipFrame(), first)
+      this.reader.push(new ScalarFrame(MAX_CALL_FIELD, null, (kind, text, cut) => {
+        this.call.set(key, kind === 'string' && !cut ? { text } : { bad: describeValue(kind, text, cut) })
+      }), first)
+      return
+    }
+    if (this.input !== 'none') return this.reader.push(new SkipFrame(), first)
+    const id = this.call.get('id')
+    const name = this.call.get('name')
+    if (this.type === 'tool_use' && id !== undefined && 'text' in id && name !== undefined && 'text' in name) {
+      this.input = 'streamed'
+      const key = String(this.details.part)
+      this.turn.toolBegin(key, id.text, name.text)
+      this.reader.push(new JsonTextFrame((s) => this.turn.chunk(s), () => this.turn.toolEnd(key)), first)
+      return
+    }
+    // the part's type, id or name come after its input (valid JSON, not what Cline writes)
+    this.input = 'kept'
+    this.reader.push(new JsonTextFrame((s) => {
+      this.keptSize += s.length
+      if (this.keptSize > this.report.limit) throw this.report.tooLarge(this.where, 'an "input" read before the part\'s "type", "id" and "name"', this.details)
+      this.kept.push(s)
+    }), first)
+  }
+
+  /** The end of a tool_use part: its events if its input had to wait, or what is wrong with it. */
+  private endTool(): void {
+    const id = this.call.get('id')
+    const name = this.call.get('name')
+    if (this.input === 'streamed') return
+    if (id === undefined || !('text' in id) || name === undefined || !('text' in name) || this.input === 'none') {
+      const got = (f: { text: string } | { bad: string } | undefined): string => f === undefined ? 'none' : 'text' in f ? describe(f.text) : f.bad
+      this.report.bad(this.where, `a tool_use part needs a string "id", a string "name" and an "input", got id ${got(id)}, name ${got(name)}${this.input === 'none' ? ', no input' : ''}`, this.details)
+      return
+    }
+    const key = String(this.details.part)
+    this.turn.toolBegin(key, id.text, name.text)
+    for (const s of this.kept) this.turn.chunk(s)
+    this.kept = []
+    this.turn.toolEnd(key)
+  }
+
   protected end(): void {
     if (this.type === null) return
     if (this.type === undefined) {
       this.report.bad(this.where, 'a part needs a string "type"', this.details)
       return
     }
+    if (this.type === 'tool_use') return this.endTool()
     const field = fieldOf(this.type)
     if (field === null || this.got) return
     const w = this.waiting.get(field)

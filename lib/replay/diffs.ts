@@ -6,7 +6,11 @@
 import type { BlockDiff, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { DiffSession, type StreamParseOptions } from '../streams/session.js'
+import { NativeCalls } from '../native/calls.js'
 import type { ReplayEvent } from './events.js'
+
+/** The default of `maxBytes`, as for a parser session. */
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 /**
  * Options of {@link replayDiffs}: the stream-parse options of each turn's parser (profile,
@@ -101,6 +105,17 @@ class ReasoningSegment {
  * followed it (the usual case, thinking first); text interrupted by reasoning is a separate
  * segment, parsed on its own, as the provider sent separate content blocks.
  *
+ * Native tool calls (`tool` events, SPEC 8a) become `tool_use` blocks with `isNativeToolCall:
+ * true` and the provider's id (whatever `idGenerator` is), each added after the blocks of the
+ * turn so far when its first piece arrives; text that comes after it is a new segment after
+ * it, so blocks never move once added. String params grow by `append`, other values appear
+ * whole; a call completes at its `tool_end` event or at the end of the turn, and if its
+ * arguments are not then a complete JSON object it is replaced by a block with the params read
+ * so far and `truncated: true`, with an `invalid-tool-arguments` diagnostic (a record with
+ * `diagnosticRecords`). The argument text of a turn's native calls is limited to `maxBytes`
+ * too (UTF-8, counted apart from the turn's text): past it `push` throws
+ * `ERR_MESSAGE_TOO_LARGE`.
+ *
  * `push` throws a {@link TagstreamError} for a chunk outside a turn, or a turn over `maxBytes`.
  * @example
  * ```ts
@@ -123,15 +138,29 @@ export class ReplayDiffer {
   private base = 0
   private text: DiffSession | null = null
   private reasoning: ReasoningSegment | null = null
+  private natives: NativeCalls
+  /** UTF-8 size of the native argument text of this turn. */
+  private nativeBytes = 0
+  private readonly ids: () => string
+  private readonly records: boolean
 
   /** @param options - see {@link ReplayDiffOptions} */
   constructor(options: ReplayDiffOptions = {}) {
     const { file, ...parse } = options
     this.file = file ?? '<input>'
-    this.maxBytes = parse.maxBytes ?? 64 * 1024 * 1024
-    this.sessionOptions = { ...parse, emit: 'diffs', idGenerator: parse.idGenerator ?? counterIds() }
+    this.maxBytes = parse.maxBytes ?? DEFAULT_MAX_BYTES
+    this.ids = parse.idGenerator ?? counterIds()
+    this.sessionOptions = { ...parse, emit: 'diffs', idGenerator: this.ids }
     this.complete = options.completeOnEnd ?? true
     this.newSession() // checks the options now, not at the first chunk
+    this.records = options.diagnosticRecords ?? false
+    this.natives = this.newNatives()
+  }
+
+  private newNatives(): NativeCalls {
+    return new NativeCalls((d) => {
+      if (this.records) this.sink.push({ op: 'diagnostic', ...d })
+    })
   }
 
   /** Where the current text session's records go, shifted past the turn's earlier segments. */
@@ -155,6 +184,12 @@ export class ReplayDiffer {
       out.push(e.meta === undefined ? { op: 'message', id: e.id } : { op: 'message', id: e.id, meta: e.meta })
     } else if (e.type === 'end') {
       this.closeTurn(out)
+    } else if (e.type === 'tool' || e.type === 'tool_end') {
+      if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', `${this.file}: a tool call outside any message (no message event before it)`, { file: this.file })
+      this.sink = out
+      if (e.type === 'tool') this.tool(e.key, e.id, e.name, e.args, out as BlockDiff[])
+      else if (e.key === undefined) this.natives.endAll(e.cut === true, out as BlockDiff[])
+      else this.natives.end(e.key, e.cut === true, out as BlockDiff[])
     } else {
       if (this.turn === null) throw new TagstreamError('ERR_BAD_LOG', `${this.file}: a chunk outside any message (no message event before it)`, { file: this.file })
       if (e.kind === 'text') {
@@ -183,6 +218,21 @@ export class ReplayDiffer {
     return out
   }
 
+  private tool(key: string, id: string | undefined, name: string | undefined, args: string, out: BlockDiff[]): void {
+    this.nativeBytes += Buffer.byteLength(args)
+    if (this.nativeBytes > this.maxBytes) {
+      throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${this.file}: ${this.turn}: native tool call arguments exceed maxBytes (${this.maxBytes})`, { file: this.file, turn: this.turn, maxBytes: this.maxBytes })
+    }
+    if (!this.natives.has(key)) {
+      this.endSegment(out)
+      this.natives.start(key, { id: id ?? this.ids(), name: name ?? '' }, this.base, out)
+      this.base++
+    } else if (name !== undefined) {
+      this.natives.name(key, name, out)
+    }
+    this.natives.args(key, args, out)
+  }
+
   /** A parser error of the current turn, named by file and turn (the parser knows neither). */
   private named(err: unknown): unknown {
     if (!(err instanceof TagstreamError)) return err
@@ -200,6 +250,11 @@ export class ReplayDiffer {
   private closeTurn(out: DiffRecord[]): void {
     if (this.turn === null) return
     this.endSegment(out)
+    this.sink = out
+    // calls the turn did not end were cut (with completeOnEnd: false they stay partial, as tags do)
+    if (this.complete) this.natives.endAll(true, out as BlockDiff[])
+    this.natives = this.newNatives()
+    this.nativeBytes = 0
     out.push({ op: 'end', id: this.turn })
     this.turn = null
   }

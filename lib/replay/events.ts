@@ -47,6 +47,50 @@ export interface ReplayChunkEvent {
 }
 
 /**
+ * A piece of a native tool call (SPEC 8a): `key` names the call within the turn; `id` (the
+ * provider's call id) and `name` come with its first piece; `args` is a piece of its argument
+ * JSON. The call becomes a `tool_use` block with `isNativeToolCall: true` after the blocks of
+ * the turn so far.
+ * @example
+ * ```ts
+ * const e: ReplayToolEvent = { type: 'tool', key: '0', id: 'call_1', name: 'read_file', args: '{"path":', t: 60 }
+ * ```
+ * @group Replay
+ */
+export interface ReplayToolEvent {
+  /** Discriminant. */
+  type: 'tool'
+  /** The call's key within the turn (OpenAI `index`, Anthropic content block index, …). */
+  key: string
+  /** The provider's call id, on the call's first piece (else the replay's id generator gives one). */
+  id?: string
+  /** The tool's name, on the call's first piece. */
+  name?: string
+  /** A piece of the argument JSON (may be empty). */
+  args: string
+  /** As in {@link ReplayChunkEvent}. */
+  t: number
+}
+
+/**
+ * Native tool call `key` has ended (no key: every call of the turn still open). `cut`: stopped
+ * by a limit (`max_tokens`), so no argument text at all means incomplete rather than none.
+ * @example
+ * ```ts
+ * const e: ReplayToolEndEvent = { type: 'tool_end', key: '0' }
+ * ```
+ * @group Replay
+ */
+export interface ReplayToolEndEvent {
+  /** Discriminant. */
+  type: 'tool_end'
+  /** The call that ended; absent: every open call. */
+  key?: string
+  /** Stopped by a limit rather than finished (default `false`). */
+  cut?: boolean
+}
+
+/**
  * The assistant turn `id` has no more chunks.
  * @example
  * ```ts
@@ -69,10 +113,10 @@ export interface ReplayEndEvent {
 export type LogSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>
 
 /**
- * Anything a log reader yields: turns framed by `message` / `end`, chunks between.
+ * Anything a log reader yields: turns framed by `message` / `end`, chunks and native calls between.
  * @group Replay
  */
-export type ReplayEvent = ReplayMessageEvent | ReplayChunkEvent | ReplayEndEvent
+export type ReplayEvent = ReplayMessageEvent | ReplayChunkEvent | ReplayToolEvent | ReplayToolEndEvent | ReplayEndEvent
 
 /**
  * Options shared by every log reader.

@@ -4,19 +4,20 @@
  * @module
  */
 import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
+import { openAIToolChunks, type NativeChunk } from '../native/sources.js'
 import { flatten, mapBatches } from './source.js'
 import { eventJson, sseEventBatches } from './sse.js'
 
 /**
- * A piece of model output from an SDK stream: `text` for the tag parser, `reasoning` for a
+ * A piece of model text from an SDK stream: `text` for the tag parser, `reasoning` for a
  * provider's separate reasoning stream.
  * @example
  * ```ts
- * const c: ModelChunk = { kind: 'text', text: '<read_file>' }
+ * const c: ModelTextChunk = { kind: 'text', text: '<read_file>' }
  * ```
  * @group Replay
  */
-export interface ModelChunk {
+export interface ModelTextChunk {
   /** `text` goes to the tag parser; `reasoning` becomes a reasoning block in a replay. */
   kind: 'text' | 'reasoning'
   /** The delta's text. */
@@ -24,29 +25,66 @@ export interface ModelChunk {
 }
 
 /**
+ * A piece of model output from an SDK stream: text or reasoning ({@link ModelTextChunk}), or a
+ * piece or the end of a native tool call ({@link ToolCallChunk}, {@link ToolEndChunk}).
+ * @example
+ * ```ts
+ * const c: ModelChunk = { kind: 'tool_call', key: '0', id: 'call_1', name: 'read_file', args: '' }
+ * ```
+ * @group Replay
+ */
+export type ModelChunk = ModelTextChunk | NativeChunk
+
+/**
  * The chunks in one chat-completion chunk object. Only choice 0 is read (with `n > 1` the other
  * choices are other answers, not parts of this one). `delta.content` is text;
  * `delta.reasoning_content` / `delta.reasoning` (sent by DeepSeek-style and OpenRouter-style
- * servers) is reasoning. Native `tool_calls` deltas are not text and are not replayed.
+ * servers) is reasoning; `delta.tool_calls` are native tool calls, ended by the choice's
+ * `finish_reason`. `last` keys the pieces of a provider that leaves out `index`.
  * @internal
  * @group Replay
  */
-export function openAIDeltas(chunk: unknown): ModelChunk[] {
+export function openAIDeltas(chunk: unknown, last: { key: string | undefined } = { key: undefined }): ModelChunk[] {
   if (!isObject(chunk) || !Array.isArray(chunk.choices)) return []
   const out: ModelChunk[] = []
   for (const c of chunk.choices as unknown[]) {
-    if (!isObject(c) || (c.index !== undefined && c.index !== 0) || !isObject(c.delta)) continue
-    const d = c.delta
-    const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : d.reasoning
-    if (typeof reasoning === 'string' && reasoning.length > 0) out.push({ kind: 'reasoning', text: reasoning })
-    if (typeof d.content === 'string' && d.content.length > 0) out.push({ kind: 'text', text: d.content })
+    if (!isObject(c) || (c.index !== undefined && c.index !== 0)) continue
+    if (isObject(c.delta)) {
+      const d = c.delta
+      const reasoning = typeof d.reasoning_content === 'string' ? d.reasoning_content : d.reasoning
+      if (typeof reasoning === 'string' && reasoning.length > 0) out.push({ kind: 'reasoning', text: reasoning })
+      if (typeof d.content === 'string' && d.content.length > 0) out.push({ kind: 'text', text: d.content })
+    }
+    openAIToolChunks(c, last, out)
   }
   return out
 }
 
 /**
+ * The replay event of one model chunk at time `t`. @internal
+ * @group Replay
+ */
+export function chunkEvent(c: ModelChunk, t: number): ReplayEvent {
+  switch (c.kind) {
+    case 'tool_call': {
+      const e: ReplayEvent = { type: 'tool', key: c.key, args: c.args, t }
+      if (c.id !== undefined) e.id = c.id
+      if (c.name !== undefined) e.name = c.name
+      return e
+    }
+    case 'tool_end':
+      return c.key === undefined ? { type: 'tool_end', cut: c.cut } : { type: 'tool_end', key: c.key, cut: c.cut }
+    default:
+      return { type: 'chunk', kind: c.kind, text: c.text, t }
+  }
+}
+
+/**
  * Adapts the official `openai` SDK's chat-completions stream (`client.chat.completions.create({
- * stream: true, … })`, or any async iterable of its chunk objects) to typed chunks.
+ * stream: true, … })`, or any async iterable of its chunk objects) to typed chunks: text,
+ * reasoning, and native tool calls (`tool_call` pieces keyed by the call's `index`, with `id`
+ * and `name` on the first; a `tool_end` for all calls at the `finish_reason`). Give them to
+ * {@link modelTurnEvents} and {@link replayDiffs} for block diffs with native calls.
  * @example
  * ```ts
  * import OpenAI from 'openai'
@@ -57,7 +95,8 @@ export function openAIDeltas(chunk: unknown): ModelChunk[] {
  * @group Replay
  */
 export async function* openAIChunks(stream: AsyncIterable<unknown>): AsyncGenerator<ModelChunk, void, undefined> {
-  for await (const chunk of stream) yield* openAIDeltas(chunk)
+  const last = { key: undefined as string | undefined }
+  for await (const chunk of stream) yield* openAIDeltas(chunk, last)
 }
 
 /**
@@ -78,7 +117,8 @@ export async function* openAIText(stream: AsyncIterable<unknown>): AsyncGenerato
 }
 
 /**
- * Reads an SSE capture of OpenAI chat-completions streams. Each completion is a turn: it ends
+ * Reads an SSE capture of OpenAI chat-completions streams, native `tool_calls` included (as
+ * `tool` / `tool_end` events). Each completion is a turn: it ends
  * at `data: [DONE]` (or where the chunk `id` changes, or at the end of the capture), so
  * several captures concatenated replay as several turns. A capture has no timings: chunks are
  * spaced {@link SYNTHETIC_INTERVAL_MS} apart. A payload that is not JSON, an `error` payload,
@@ -106,6 +146,7 @@ export async function* openAISseBatches(source: LogSource, options: LogReadOptio
   let open: string | null = null
   let completionId: unknown
   let t = 0
+  let last = { key: undefined as string | undefined }
   yield* mapBatches(sseEventBatches(source, report), (e, out: ReplayEvent[]) => {
     if (e.data.trim() === '[DONE]') {
       if (open !== null) out.push({ type: 'end', id: open })
@@ -128,14 +169,15 @@ export async function* openAISseBatches(source: LogSource, options: LogReadOptio
       open = `turn-${++turn}`
       completionId = chunk.id
       t = 0
+      last = { key: undefined }
       const meta: Record<string, unknown> = {}
       if (typeof chunk.id === 'string') meta.id = chunk.id
       if (typeof chunk.model === 'string') meta.model = chunk.model
       out.push({ type: 'message', id: open, meta })
     }
-    for (const c of openAIDeltas(chunk)) {
-      out.push({ type: 'chunk', kind: c.kind, text: c.text, t })
-      t += SYNTHETIC_INTERVAL_MS
+    for (const c of openAIDeltas(chunk, last)) {
+      out.push(chunkEvent(c, t))
+      if (c.kind !== 'tool_end') t += SYNTHETIC_INTERVAL_MS
     }
   })
   if (open !== null) yield [{ type: 'end', id: open }]

@@ -56,7 +56,7 @@ export async function* pace(
   /** How long `e` must wait (ms), having reset the clock at a turn's start. */
   const delay = (e: ReplayEvent): number => {
     if (e.type === 'message') start = performance.now()
-    else if (e.type === 'chunk') return start + e.t / speed - performance.now()
+    else if (e.type === 'chunk' || e.type === 'tool') return start + e.t / speed - performance.now()
     return 0
   }
   for await (const item of events) {
@@ -95,7 +95,10 @@ export interface ReplayTurn {
   id: string
   /** What the log says about the turn. */
   meta?: Record<string, unknown>
-  /** Its chunks, with their times; read them before asking for the next turn. */
+  /**
+   * Its chunks, with their times; read them before asking for the next turn. Native tool call
+   * events are not among them (they are not text): {@link replayDiffs} turns them into blocks.
+   */
   chunks: AsyncIterable<ReplayChunkEvent>
 }
 
@@ -134,7 +137,7 @@ export async function* replayTurns(events: AsyncIterable<ReplayEvent> | Iterable
     for (;;) {
       let e = await next()
       // the chunks of a turn its reader abandoned
-      while (inTurn && e !== undefined && e.type === 'chunk') e = await next()
+      while (inTurn && e !== undefined && e.type !== 'message' && e.type !== 'end') e = await next()
       inTurn = false
       if (e === undefined) return
       if (e.type !== 'message') continue
@@ -142,7 +145,8 @@ export async function* replayTurns(events: AsyncIterable<ReplayEvent> | Iterable
       inTurn = true
       const chunks = async function* (): AsyncGenerator<ReplayChunkEvent, void, undefined> {
         while (inTurn) {
-          const c = await next()
+          let c = await next()
+          while (c !== undefined && (c.type === 'tool' || c.type === 'tool_end')) c = await next()
           if (c === undefined || c.type !== 'chunk') {
             if (c?.type === 'message') pending = c
             inTurn = false

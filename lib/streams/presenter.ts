@@ -314,7 +314,9 @@ type Maybe = Promise<void> | undefined
  * `results` accumulate over all messages.
  *
  * A tool block with `truncated: true`, or one still partial when the input ends, is never run;
- * it gets an `error` result saying the call was cut off.
+ * it gets an `error` result saying the call was cut off (for a native call, `isNativeToolCall`:
+ * that its arguments were incomplete). Native calls otherwise run as tag calls do: the same
+ * executor, one-tool, rejection and checkpoint rules.
  *
  * Errors (a diff that does not apply: `ERR_INVALID_DIFF`; a failing `say`/`onToolPartial`; an
  * abort) destroy the stream; nothing throws out of `write()`.
@@ -810,7 +812,9 @@ export class Presenter extends Writable {
 
   private async runTool(b: ToolUseBlock): Promise<void> {
     if (b.truncated === true) {
-      this.record(b, 'error', `Tool [${b.name}] was not executed: the call was cut off (the input ended before its closing tag), so its parameters may be incomplete.`)
+      this.record(b, 'error', b.isNativeToolCall
+        ? `Tool [${b.name}] was not executed: its arguments were incomplete (not a complete JSON object when the call ended), so its parameters may be missing or cut.`
+        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before its closing tag), so its parameters may be incomplete.`)
       this.moveOn()
       return
     }
@@ -990,7 +994,9 @@ export class Presenter extends Writable {
     const b = this.snap[this.index]
     if (b === undefined || !b.partial) return undefined
     if (b.type === 'tool_use') {
-      this.record(b, 'error', `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
+      this.record(b, 'error', b.isNativeToolCall
+        ? `Tool [${b.name}] was not executed: the call was cut off (the input ended before its arguments were complete).`
+        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
       this.moveOn()
       return undefined
     }

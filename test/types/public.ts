@@ -4,10 +4,10 @@
 // an error. Nothing here runs.
 import {
   applyDiff, BlockParser, createBlockParser, createPresenter, createWebBlockParser, isBlockDiff, isDiagnosticRecord, isMarker,
-  parseAssistantMessage, parseStream, parseWithDiagnostics,
+  openAIChunks, parseAssistantMessage, parseStream, parseWithDiagnostics,
   type Block, type BlockDiff, type BlockParserOptions, type Diagnostic, type DiagnosticRecord, type DiffRecord, type EndMarker,
-  type InterruptInfo, type MessageMarker, type ParseOptions, type ParseResult, type SayMessage, type StreamParseOptions,
-  type ToolResult, type ToolUseBlock,
+  type InterruptInfo, type MessageMarker, type ModelTextChunk, type ParseOptions, type ParseResult, type SayMessage, type StreamParseOptions,
+  type ToolCallChunk, type ToolEndChunk, type ToolResult, type ToolUseBlock,
 } from 'tagstream'
 
 /** True when A and B are the same type (any is equal only to any). */
@@ -104,4 +104,15 @@ export function presenterEvents(): void {
   p.on('results', () => undefined)
   // @ts-expect-error the listener of ready gets results, not a string
   p.on('ready', (s: string) => s)
+}
+
+export async function modelChunks(stream: AsyncIterable<unknown>): Promise<void> {
+  // an SDK adapter's chunks: text, reasoning or a native tool call, told apart by `kind`
+  for await (const c of openAIChunks(stream)) {
+    if (c.kind === 'tool_call') check<Equal<typeof c, ToolCallChunk>>()
+    else if (c.kind === 'tool_end') check<Equal<typeof c, ToolEndChunk>>()
+    else check<Equal<typeof c, ModelTextChunk>>()
+    // @ts-expect-error a chunk may be a native tool call, which has no text
+    void c.text
+  }
 }
