@@ -6,7 +6,7 @@
  */
 import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
 import { chunkEvent, type ModelChunk } from './openai.js'
-import { anthropicToolChunk } from '../native/sources.js'
+import { anthropicToolChunk } from './native-sources.js'
 import { flatten, mapBatches } from './source.js'
 import { eventJson, sseEventBatches } from './sse.js'
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { Reporter, SYNTHETIC_INTERVAL_MS, isObject, type LogReadOptions, type LogSource, type ReplayEvent } from './events.js'
-import { openAIToolChunks, type NativeChunk } from '../native/sources.js'
+import { openAIToolChunks, type NativeChunk } from './native-sources.js'
 import { flatten, mapBatches } from './source.js'
 import { eventJson, sseEventBatches } from './sse.js'
 

@@ -4,7 +4,7 @@
  * name) and the end of a call. Used by the SDK adapters and the log readers.
  * @module
  */
-import { isObject } from '../replay/events.js'
+import { isObject } from './events.js'
 
 /**
  * A piece of a native tool call. `key` names the call within its turn (the OpenAI

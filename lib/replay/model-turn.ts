@@ -3,8 +3,8 @@
  * block diffs, native tool calls included.
  * @module
  */
-import type { ReplayEvent } from '../replay/events.js'
-import { chunkEvent, type ModelChunk } from '../replay/openai.js'
+import type { ReplayEvent } from './events.js'
+import { chunkEvent, type ModelChunk } from './openai.js'
 
 /**
  * The chunks of one model response ({@link openAIChunks}, {@link anthropicChunks}) as the
