@@ -341,3 +341,14 @@ t.test('the deprecated function_call delta is a native call named by the id gene
   const [turn] = await replay([sse])
   t.same(turn!.blocks, [{ type: 'tool_use', name: 'read_file', params: { path: 'f.ts' }, partial: false, call_id: 'call_1', isNativeToolCall: true }])
 })
+
+t.test('a history tool_use input read one character at a time: the same events, pairs kept whole, lone surrogates escaped', async (t) => {
+  const h = JSON.stringify([{ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'write_to_file', input: { content: 'rocket \u{1F680}\u{1F680} lone \ud800 end', n: 1.5 } }] }])
+  const whole = await all(readLog([h]))
+  const one = await all(readLog([...h]))
+  t.same(one, whole)
+  const args = whole.filter((e) => e.type === 'tool').map((e) => (e as { args: string }).args).join('')
+  t.equal(args, JSON.stringify({ content: 'rocket \u{1F680}\u{1F680} lone \ud800 end', n: 1.5 }))
+  const [turn] = await replay([...h])
+  t.same((turn!.blocks[0] as ToolUseBlock).params, { content: 'rocket \u{1F680}\u{1F680} lone \ud800 end', n: '1.5' })
+})
