@@ -35,7 +35,7 @@ export { modelTurnEvents } from './replay/model-turn.js'
 export { anthropicChunks, anthropicText, readAnthropicSse } from './replay/anthropic.js'
 export { readLog, readLogBatches, detectLogFormat, sniffLog, LOG_FORMATS, type LogFormat, type SniffedLog, type ReadLogOptions } from './replay/detect.js'
 export { replayDiffs, ReplayDiffer, counterIds, type ReplayDiffOptions } from './replay/diffs.js'
-export { pace, replayTurns, type PaceOptions, type ReplayTurn } from './replay/pace.js'
+export { pace, replayTurns, diffTurns, type PaceOptions, type ReplayTurn, type DiffTurn } from './replay/pace.js'
 export { createReplayStream, type ReplayStreamOptions } from './replay/stream.js'
 export {
   Presenter, createPresenter, InterruptError, INTERRUPT_NOTES,

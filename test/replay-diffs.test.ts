@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import {
-  ReplayDiffer, replayDiffs, readLog, readLogBatches, readClineHistory, pace, replayTurns, createReplayStream, counterIds,
+  ReplayDiffer, replayDiffs, readLog, readLogBatches, readClineHistory, pace, replayTurns, diffTurns, createReplayStream, counterIds,
   parseAssistantMessage, applyDiff, TagstreamError,
   type Block, type BlockDiff, type DiffRecord, type ReplayEvent, type ParseOptions, type ReplayDiffOptions,
 } from '../lib/index.js'
@@ -168,6 +168,40 @@ t.test('replayTurns: one stream per turn; an abandoned turn is passed over', asy
   const skipped: string[] = []
   for await (const tr of replayTurns((async function* () { yield* events })())) skipped.push(tr.id)
   t.same(skipped, ['a', 'b', 'c', 'd'], 'unread turns are skipped whole')
+})
+
+t.test('diffTurns: a replay\'s diff records, one stream per message; an abandoned one is passed over', async (t) => {
+  const events = [...turn('a', ['text', 'Hi <read_file><path>x</path></read_file>'], ['text', ' then']), ...turn('b', ['text', 'Done.'])]
+  const all: DiffRecord[] = []
+  for await (const r of replayDiffs(events, { idGenerator: counterIds() })) all.push(r)
+  const byTurn = new Map<string, Block[]>()
+  let current = ''
+  for (const r of all) {
+    if (r.op === 'message') byTurn.set((current = r.id), [])
+    else if (r.op !== 'end' && r.op !== 'diagnostic') byTurn.set(current, applyDiff(byTurn.get(current)!, r))
+  }
+  // read whole: each turn's diffs, without markers, give the same blocks
+  const got = new Map<string, Block[]>()
+  for await (const tr of diffTurns(all)) {
+    let blocks: Block[] = []
+    for await (const d of tr.diffs) {
+      t.not(d.op, 'message')
+      t.not(d.op, 'end')
+      if (d.op !== 'diagnostic' && d.op !== 'message' && d.op !== 'end') blocks = applyDiff(blocks, d)
+    }
+    got.set(tr.id, blocks)
+  }
+  t.same([...got.entries()], [...byTurn.entries()])
+  // abandon the first after one diff: the second still comes whole
+  const counts: string[] = []
+  for await (const tr of diffTurns((async function* () { yield* all })())) {
+    let n = 0
+    for await (const _ of tr.diffs) if (++n === 1 && tr.id === 'a') break
+    counts.push(`${tr.id}:${n}`)
+  }
+  const inB = all.slice(all.findIndex((r) => r.op === 'message' && r.id === 'b') + 1).filter((r) => r.op !== 'end').length
+  t.ok(inB > 1)
+  t.same(counts, ['a:1', `b:${inB}`])
 })
 
 t.test('createReplayStream: bytes in, records out, in a pipeline; errors destroy it', async (t) => {

@@ -4,7 +4,7 @@
  * by a dry-run executor.
  */
 import { ReadStream } from 'node:tty'
-import { LOG_FORMATS, sniffLog, pace, readLog, replayDiffs, type DiffRecord, type LogFormat } from 'tagstream'
+import { LOG_FORMATS, sniffLog, pace, readLog, replayDiffs, diffTurns, type LogFormat } from 'tagstream'
 import { choice, flag, num, parseCommand, UsageError } from './args.js'
 import { openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
@@ -68,7 +68,7 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
       return
     }
     const events = pace(readLog(source, { file: input.name, format: logFormat, onWarning: printWarning }), { speed })
-    for await (const turn of turnsOf(replayDiffs(events, parse))) {
+    for await (const turn of diffTurns(replayDiffs(events, parse))) {
       process.stdout.write(st.dim(`── ${turn.id} ${'─'.repeat(30)}`) + '\n')
       await presentDemo({ diffs: turn.diffs, autoApprove, color, out: process.stdout, ...(ttyIn === undefined ? {} : { ttyIn }) })
       process.stdout.write('\n')
@@ -78,48 +78,3 @@ export async function presentCommandMain(argv: string[]): Promise<void> {
   }
 }
 
-/**
- * The replay's diff records cut into turns, each the diffs `replay` prints for it without the
- * message/end markers: the Presenter takes a turn as a whole input, so an interrupt stops
- * reading it, and the rest of that turn is passed over. Provider reasoning arrives as reasoning
- * blocks (shown dimmed) and native tool calls as tool blocks. Nothing is buffered: a turn must
- * be read or abandoned before the next is asked for.
- */
-async function* turnsOf(records: AsyncIterable<DiffRecord>): AsyncGenerator<{ id: string; diffs: AsyncIterable<DiffRecord> }, void, undefined> {
-  const it = records[Symbol.asyncIterator]()
-  let pending: DiffRecord | undefined // a message marker read by a turn's diffs
-  let inTurn = false
-  const next = async (): Promise<DiffRecord | undefined> => {
-    if (pending !== undefined) {
-      const r = pending
-      pending = undefined
-      return r
-    }
-    const r = await it.next()
-    return r.done === true ? undefined : r.value
-  }
-  try {
-    for (;;) {
-      let r = await next()
-      while (inTurn && r !== undefined && r.op !== 'message') r = await next() // the rest of an abandoned turn
-      inTurn = false
-      if (r === undefined) return
-      if (r.op !== 'message') continue
-      inTurn = true
-      const diffs = async function* (): AsyncGenerator<DiffRecord, void, undefined> {
-        while (inTurn) {
-          const d = await next()
-          if (d === undefined || d.op === 'end' || d.op === 'message') {
-            if (d?.op === 'message') pending = d
-            inTurn = false
-            return
-          }
-          yield d
-        }
-      }
-      yield { id: r.id, diffs: diffs() }
-    }
-  } finally {
-    await it.return?.()
-  }
-}

@@ -4,7 +4,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TagstreamError } from '../errors.js'
-import type { ReplayChunkEvent, ReplayEvent } from './events.js'
+import type { DiffRecord, MessageMarker } from '../types.js'
+import type { ReplayChunkEvent, ReplayEvent, ReplayMessageEvent } from './events.js'
+import { framedGroups, type FrameRole } from './framed.js'
 
 /**
  * Options of {@link pace}.
@@ -119,45 +121,50 @@ export interface ReplayTurn {
  * @group Replay
  */
 export async function* replayTurns(events: AsyncIterable<ReplayEvent> | Iterable<ReplayEvent>): AsyncGenerator<ReplayTurn, void, undefined> {
-  const it = (Symbol.asyncIterator in events
-    ? (events as AsyncIterable<ReplayEvent>)[Symbol.asyncIterator]()
-    : (events as Iterable<ReplayEvent>)[Symbol.iterator]()) as AsyncIterator<ReplayEvent> | Iterator<ReplayEvent>
-  let inTurn = false
-  let pending: ReplayEvent | undefined // a message event read by a turn's chunks
-  const next = async (): Promise<ReplayEvent | undefined> => {
-    if (pending !== undefined) {
-      const e = pending
-      pending = undefined
-      return e
-    }
-    const r = await it.next()
-    return r.done === true ? undefined : r.value
+  const role = (e: ReplayEvent): FrameRole => e.type === 'message' ? 'open' : e.type === 'end' ? 'close' : e.type === 'chunk' ? 'item' : 'skip'
+  for await (const { open, items } of framedGroups<ReplayEvent, ReplayMessageEvent, ReplayChunkEvent>(events, role)) {
+    yield open.meta === undefined ? { id: open.id, chunks: items } : { id: open.id, meta: open.meta, chunks: items }
   }
-  try {
-    for (;;) {
-      let e = await next()
-      // the chunks of a turn its reader abandoned
-      while (inTurn && e !== undefined && e.type !== 'message' && e.type !== 'end') e = await next()
-      inTurn = false
-      if (e === undefined) return
-      if (e.type !== 'message') continue
-      const { id, meta } = e
-      inTurn = true
-      const chunks = async function* (): AsyncGenerator<ReplayChunkEvent, void, undefined> {
-        while (inTurn) {
-          let c = await next()
-          while (c !== undefined && (c.type === 'tool' || c.type === 'tool_end')) c = await next()
-          if (c === undefined || c.type !== 'chunk') {
-            if (c?.type === 'message') pending = c
-            inTurn = false
-            return
-          }
-          yield c
-        }
-      }
-      yield meta === undefined ? { id, chunks: chunks() } : { id, meta, chunks: chunks() }
-    }
-  } finally {
-    await it.return?.()
+}
+
+/**
+ * One message of a replay's diff stream, as a stream of its own: its id, meta, and diffs.
+ * @example
+ * ```ts
+ * for await (const turn of diffTurns(replayDiffs(readLog(src)))) {
+ *   await pipeline(turn.diffs, createPresenter({ executeTool }))
+ * }
+ * ```
+ * @group Replay
+ */
+export interface DiffTurn {
+  /** The message's id, from its `{op:'message'}` marker. */
+  id: string
+  /** What the log says about the message. */
+  meta?: Record<string, unknown>
+  /** Its records (diffs and diagnostic records) without the markers; read them before asking for the next turn. */
+  diffs: AsyncIterable<DiffRecord>
+}
+
+/**
+ * Cuts a stream of diff records framed by `{op:'message'}` … `{op:'end'}` markers (what
+ * {@link replayDiffs} and the CLI's `replay` give) into one stream per message, for consumers
+ * that take one message at a time, such as a Presenter per message whose interrupt ends only
+ * that message. Nothing is buffered: a turn must be read (or abandoned) before the next is asked
+ * for, and the rest of an abandoned turn is passed over.
+ * @example
+ * ```ts
+ * import { createReadStream } from 'node:fs'
+ * import { diffTurns, readLog, replayDiffs } from 'tagstream'
+ * for await (const turn of diffTurns(replayDiffs(readLog(createReadStream('history.json'))))) {
+ *   for await (const d of turn.diffs) console.log(turn.id, d)
+ * }
+ * ```
+ * @group Replay
+ */
+export async function* diffTurns(records: AsyncIterable<DiffRecord> | Iterable<DiffRecord>): AsyncGenerator<DiffTurn, void, undefined> {
+  const role = (r: DiffRecord): FrameRole => r.op === 'message' ? 'open' : r.op === 'end' ? 'close' : 'item'
+  for await (const { open, items } of framedGroups<DiffRecord, MessageMarker, DiffRecord>(records, role)) {
+    yield open.meta === undefined ? { id: open.id, diffs: items } : { id: open.id, meta: open.meta, diffs: items }
   }
 }
