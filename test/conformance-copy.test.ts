@@ -4,14 +4,14 @@ import t from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-const source = fileURLToPath(new URL('../../shared/conformance/', import.meta.url))
+const shared = fileURLToPath(new URL('../../shared/conformance/', import.meta.url))
 const copy = fileURLToPath(new URL('./fixtures/conformance/', import.meta.url))
 
 for (const name of ['parse.cline.jsonl', 'present-text.cline.jsonl']) {
   t.ok(readFileSync(copy + name, 'utf8').length > 0, `${name}: the suite has its own copy`)
-  if (!existsSync(source + name)) {
+  if (!existsSync(shared + name)) {
     t.comment(`${name}: no ../shared/conformance beside this checkout; nothing to compare`)
     continue
   }
-  t.equal(readFileSync(copy + name, 'utf8'), readFileSync(source + name, 'utf8'), `${name}: the copy equals ../shared`)
+  t.equal(readFileSync(copy + name, 'utf8'), readFileSync(shared + name, 'utf8'), `${name}: the copy equals ../shared`)
 }
