@@ -6,7 +6,7 @@
  */
 import type { Block, BlockDiff } from '../types.js'
 import { Rope } from '../parse/rope.js'
-import { applyChecked } from '../present/snapshot.js'
+import { applyChecked, cloneBlock } from '../present/snapshot.js'
 import { checkDiff, setParam } from './validate.js'
 
 /**
@@ -107,7 +107,7 @@ export class BlockAccumulator {
   /** A copy of the current blocks (new arrays and objects) that later diffs do not change. */
   snapshot(): Block[] {
     this.sync()
-    return this.list.map((b) => (b.type === 'tool_use' ? { ...b, params: { ...b.params } } : { ...b }))
+    return this.list.map(cloneBlock)
   }
 
   /** Starts over with no blocks, for the next message (a new array: the old one is no longer changed). */

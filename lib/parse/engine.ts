@@ -920,6 +920,7 @@ export class Engine {
       if (this.unknownCache.size < 4096) this.unknownCache.set(name, yes)
     }
     if (!yes) return
+    // report()'s cap, checked first so that a flood past it builds no message
     if (this.diagnostics.length >= this.o.maxDiagnostics) return this.drop(offset)
     this.diagnostics.push({ code: 'unknown-tool', message: `<${name}> looks like a tool call but is not a tool of this dialect; it was kept as text`, offset })
   }

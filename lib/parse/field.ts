@@ -99,7 +99,7 @@ export class Field {
     return this.core + this.held
   }
 
-  /** The state to come back to with {@link Field.rollback}. */
+  /** The state that {@link Field.before} makes a new field of. */
   mark(): FieldMark {
     return { length: this.rope.length, ws: this.ws, held: this.held, started: this.started }
   }

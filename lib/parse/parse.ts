@@ -41,20 +41,14 @@ export interface ParseResult {
  * @group Parsing
  */
 export function parseAssistantMessage(text: string, options: ParseOptions = {}): Block[] {
-  const o = resolveOptions(options)
-  // diagnostics change no block, and nobody would read them here (the resolved options are a
-  // fresh object: no copy of the caller's is needed to turn them off)
-  o.diagnostics = false
-  const engine = new Engine(o)
-  engine.feed(String(text))
-  if (options.final === true) engine.end()
-  return engine.blocks(options.final === true)
+  // diagnostics change no block, and nobody would read them here
+  return run(text, options, false).blocks(options.final === true)
 }
 
 /**
  * Parses like {@link parseAssistantMessage} and also reports what the parser noticed (SPEC 4:
- * `unknown-tool`, `ignored-content`, `unclosed-tool`, `unclosed-param`, `truncated-open-tag`),
- * whatever the `diagnostics` option says. The blocks are the same as parseAssistantMessage's
+ * `unknown-tool`, `ignored-content`, `unclosed-tool`, `unclosed-param`, `truncated-open-tag`, and
+ * `diagnostics-dropped` past `maxDiagnostics`), whatever the `diagnostics` option says. The blocks are the same as parseAssistantMessage's
  * with the same options.
  * @example
  * ```ts
@@ -65,11 +59,16 @@ export function parseAssistantMessage(text: string, options: ParseOptions = {}):
  * @group Parsing
  */
 export function parseWithDiagnostics(text: string, options: ParseOptions = {}): ParseResult {
+  const engine = run(text, options, true)
+  return { blocks: engine.blocks(options.final === true), diagnostics: [...engine.diagnostics, ...engine.endDiagnostics()] }
+}
+
+/** The engine after feeding it `text` (and ending it if `final`), diagnostics on or off whatever the options say. */
+function run(text: string, options: ParseOptions, diagnostics: boolean): Engine {
   const o = resolveOptions(options)
-  o.diagnostics = true
+  o.diagnostics = diagnostics // the resolved options are a fresh object: the caller's stay as given
   const engine = new Engine(o)
   engine.feed(String(text))
   if (options.final === true) engine.end()
-  const blocks = engine.blocks(options.final === true)
-  return { blocks, diagnostics: [...engine.diagnostics, ...engine.endDiagnostics()] }
+  return engine
 }

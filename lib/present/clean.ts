@@ -264,7 +264,7 @@ export class TextCleaner {
   private hasLt = false
   private ltState: LtState = DEAD
   /**
-   * The passes keep back no `<` (see `plainHolds`). Then they keep nothing themselves: the white
+   * The passes keep back no `<` (see `toPlain`). Then they keep nothing themselves: the white
    * space they would keep, at most three characters, is in `trailWs`.
    */
   private plain = true

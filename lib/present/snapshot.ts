@@ -7,16 +7,15 @@
  * @module
  */
 import type { Block, BlockDiff } from '../types.js'
-import { checkBlock, checkDiff, setParam } from '../diff/validate.js'
+import { setParam } from '../diff/validate.js'
 
 /**
- * A private copy of a block, so in-place updates never reach the sender's objects. Checks the
- * block first (`ERR_INVALID_DIFF` naming `diff`). The params copy is a plain object with the
- * same own properties. @internal
+ * A private copy of a block that `checkBlock` accepted, so in-place updates never reach the
+ * sender's objects (or a copy handed out). The params copy is a plain object with the same own
+ * properties. @internal
  * @group Diffs
  */
-export function copyBlock(b: unknown, diff: unknown): Block {
-  checkBlock(b, diff)
+export function cloneBlock(b: Block): Block {
   return b.type === 'tool_use' ? { ...b, params: { ...b.params } } : { ...b }
 }
 
@@ -28,13 +27,13 @@ export function copyBlock(b: unknown, diff: unknown): Block {
 export function applyChecked(blocks: Block[], diff: BlockDiff): void {
   switch (diff.op) {
     case 'add':
-      blocks.push(copyBlock(diff.block, diff))
+      blocks.push(cloneBlock(diff.block))
       return
     case 'truncate':
       blocks.length = diff.length
       return
     case 'replace':
-      blocks[diff.index] = copyBlock(diff.block, diff)
+      blocks[diff.index] = cloneBlock(diff.block)
       return
     case 'complete':
       blocks[diff.index]!.partial = false
@@ -49,15 +48,4 @@ export function applyChecked(blocks: Block[], diff: BlockDiff): void {
       }
     }
   }
-}
-
-/**
- * Applies one diff to `blocks` in place. Throws a TagstreamError `ERR_INVALID_DIFF` (having changed
- * nothing) when the diff does not fit, as {@link applyDiff} does.
- * @internal
- * @group Diffs
- */
-export function applyInPlace(blocks: Block[], diff: BlockDiff): void {
-  checkDiff(diff, blocks)
-  applyChecked(blocks, diff)
 }

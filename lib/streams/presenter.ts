@@ -10,8 +10,8 @@ import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
 import { diffBlocks, fieldAt } from '../diff/diff.js'
 import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyInPlace, copyBlock } from '../present/snapshot.js'
-import { checkDiff, checkSnapshot, setParam } from '../diff/validate.js'
+import { applyChecked, cloneBlock } from '../present/snapshot.js'
+import { checkDiff, checkSnapshot, invalidDiff, setParam } from '../diff/validate.js'
 import { Rope } from '../parse/rope.js'
 import { BlockParser } from './block-parser.js'
 
@@ -449,7 +449,7 @@ export class Presenter extends Writable {
   /** The current message's blocks, as the diffs so far add up to (copies). */
   get blocks(): Block[] {
     this.sync()
-    return this.snap.map((b) => copyBlock(b, null))
+    return this.snap.map(cloneBlock)
   }
 
   /** Index of the block being presented: every block before it is complete and handled. */
@@ -571,7 +571,7 @@ export class Presenter extends Writable {
         continue
       }
       if (r === null || typeof r !== 'object') {
-        throw new TagstreamError('ERR_INVALID_DIFF', `Presenter: a record must be a diff object, got ${r === null ? 'null' : typeof r}`, { diff: r })
+        invalidDiff(r, 'a record written to a Presenter must be a diff object')
       }
       const op = (r as { op?: unknown }).op
       if (op === 'diagnostic') continue
@@ -629,23 +629,23 @@ export class Presenter extends Writable {
     this.detach()
     switch (d.op) {
       case 'truncate':
-        if (typeof d.length === 'number' && d.length < cursor) this.handled(d, d.length)
-        applyInPlace(this.snap, d)
+        if (d.length < cursor) this.handled(d, d.length)
+        applyChecked(this.snap, d)
         if (d.length <= cursor) this.resetShown()
         return
       case 'add':
-        applyInPlace(this.snap, d)
+        applyChecked(this.snap, d)
         if (d.index === cursor) this.resetShown()
         return
       case 'complete':
         if (d.index < cursor && this.snap[d.index]?.partial === false) return // already final: nothing to do
         if (d.index < cursor) this.handled(d, d.index)
-        applyInPlace(this.snap, d)
+        applyChecked(this.snap, d)
         if (d.index === cursor) this.dirty = true
         return
       default:
-        if (typeof d.index === 'number' && d.index < cursor) this.handled(d, d.index)
-        applyInPlace(this.snap, d)
+        if (d.index < cursor) this.handled(d, d.index)
+        applyChecked(this.snap, d)
         if (d.index === cursor) {
           this.dirty = true
           const b = this.snap[cursor]!
@@ -689,7 +689,7 @@ export class Presenter extends Writable {
 
   /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
   private handled(d: unknown, index: number): never {
-    throw new TagstreamError('ERR_INVALID_DIFF', `Presenter: diff ${JSON.stringify(d)} changes block ${index}, which was already presented as complete`, { diff: d })
+    invalidDiff(d, `it changes block ${index}, which the Presenter already presented as complete`)
   }
 
   private resetShown(): void {
