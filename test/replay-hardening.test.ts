@@ -196,6 +196,11 @@ t.test('Cline history: content before role, text before type, waits bounded by m
   const r2 = await read(readClineHistory, [big2], { file: 'h', maxBytes: 100 })
   t.match(r2.error, { code: 'ERR_MESSAGE_TOO_LARGE', message: 'h: messages[0]: the content read before "role" exceeds maxBytes (100)' })
   t.same(r2.events, [], 'nothing of a message whose role is not known')
+  // a tool_use part's input before the role waits under the same bound
+  const bigTool = JSON.stringify([{ content: [{ type: 'tool_use', id: 'toolu_1', name: 'write_to_file', input: { path: 'a', content: 'x'.repeat(5000) } }], role: 'assistant' }])
+  const rTool = await read(readClineHistory, [bigTool], { file: 'h', maxBytes: 100 })
+  t.match(rTool.error, { code: 'ERR_MESSAGE_TOO_LARGE', message: 'h: messages[0]: the content read before "role" exceeds maxBytes (100)' })
+  t.same(rTool.events, [], 'nothing of it is replayed')
   // a user message of any size is passed over without being kept, and a tool_use part whose
   // type, id and name come first is streamed, not kept (its limit is the replay's, per turn)
   const user = JSON.stringify([{ role: 'user', content: 'z'.repeat(5000) }, { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'n', input: { a: 'z'.repeat(5000) } }, { type: 'text', text: 'ok' }] }])

@@ -457,10 +457,9 @@ class MessageFrame extends ObjectFrame {
       this.reader.out.push(e)
       return
     }
-    if (e.type === 'chunk') {
-      this.pendingSize += e.text.length
-      if (this.pendingSize > this.report.limit) throw this.report.tooLarge(this.where, 'the content read before "role"', { index: this.index })
-    }
+    // text and tool arguments alike wait here: both count toward the bound
+    this.pendingSize += e.type === 'chunk' ? e.text.length : e.type === 'tool' ? e.args.length : 0
+    if (this.pendingSize > this.report.limit) throw this.report.tooLarge(this.where, 'the content read before "role"', { index: this.index })
     this.pending.push(e)
   }
 

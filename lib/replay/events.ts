@@ -144,8 +144,9 @@ export interface LogReadOptions {
    * The most a reader holds of one line, event or value before it has been handed on (default
    * 64 MiB, the parser's own `maxBytes`, so one option bounds both). A longer JSONL line or SSE
    * event fails with `ERR_MESSAGE_TOO_LARGE` naming it, before it is buffered whole. A history's
-   * text is streamed as it is read, so this bounds only what must wait (a part whose `type`
-   * comes after its text).
+   * text is streamed as it is read, so this bounds only what must wait: a message's content
+   * (text and tool arguments) read before its `role`, a part's text before its `type`, a
+   * `tool_use` input before the part's `type`, `id` and `name`.
    */
   maxBytes?: number
 }
