@@ -85,7 +85,7 @@ const fileStats: fc.Arbitrary<FileStats> = fc.record({
   unknownTags: byName,
   // whole milliseconds: sums of floats depend on their grouping in the last bits
   parseMs: fc.nat(), wallMs: fc.nat(), skipped: fc.nat(),
-}).map((s) => ({ file: s.file, format: s.format, bytes: s.bytes, turns: s.turns, textBytes: s.textBytes, reasoningBytes: s.reasoningBytes, toolCalls: s.toolCalls, toolCallsTotal: s.toolCallsTotal, nativeCalls: s.nativeCalls, nativeCallsTotal: s.nativeCallsTotal, invalidNativeCalls: s.invalidNativeCalls, unclosedCalls: s.unclosedCalls, truncatedCalls: s.truncatedCalls, unknownTags: s.unknownTags, parseMs: s.parseMs, wallMs: s.wallMs, skipped: s.skipped }))
+})
 
 /** A list cut into consecutive shards at the given points. */
 function shards<T>(xs: T[], cuts: number[]): T[][] {

@@ -19,7 +19,7 @@ export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>
   positionals: string[]
   /** The subcommand, so that an error about one of its options points at its own --help. */
-  command?: string
+  command: string
 }
 
 /** parseArgs in strict mode, its errors turned into UsageErrors naming the command. */
@@ -29,19 +29,6 @@ export function parseCommand(command: string, argv: string[], options: OptionSpe
     return { values: r.values as Parsed['values'], positionals: r.positionals, command }
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/\. To specify a positional argument.*$/su, ''), command)
-  }
-}
-
-/**
- * Runs `read` (which reads options); a usage error it throws without naming a command is given
- * `command`, so the hint points at that command's own --help.
- */
-export function forCommand<T>(command: string, read: () => T): T {
-  try {
-    return read()
-  } catch (err) {
-    if (err instanceof UsageError && err.command === undefined) throw new UsageError(err.message, command)
-    throw err
   }
 }
 

@@ -3,7 +3,7 @@
  * NDJSON diffs framed per assistant turn, or to a live terminal view.
  */
 import { LOG_FORMATS, pace, readLogBatches, ReplayDiffer, TagstreamError, type DiffRecord, type LogFormat } from 'tagstream'
-import { choice, flag, forCommand, num, parseCommand, UsageError } from './args.js'
+import { choice, flag, num, parseCommand, UsageError } from './args.js'
 import { InputError, LineWriter, openInput, printWarning } from './io.js'
 import { parserFlags, parserFlagsHelp, readIds, readParserFlags, toParseOptions } from './parse-options.js'
 import { withProgress, wantProgress } from './progress.js'
@@ -77,7 +77,7 @@ export async function replayCommandMain(argv: string[]): Promise<void> {
   const onError = choice(p, 'on-error', ['fail', 'skip'] as const, 'fail')
   const tty = process.stdout.isTTY === true
   const speed = num(p, 'speed', tty && p.positionals[0] !== '-' ? 1 : 0, 0)
-  const options = forCommand('replay', () => toParseOptions(readParserFlags(p), readIds(p, 'counter')))
+  const options = toParseOptions(readParserFlags(p), readIds(p, 'counter'))
   const modes = (['render', 'final', 'snapshots'] as const).filter((m) => flag(p, m))
   if (modes.length > 1) throw new UsageError(`--${modes[0]} and --${modes[1]} exclude each other`, 'replay')
   const colorFlag = flag(p, 'color') ? true : flag(p, 'no-color') ? false : undefined

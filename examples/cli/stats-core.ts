@@ -101,11 +101,11 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
     ...(format === undefined ? {} : { format }),
   })
   let parts: string[] = []
-  let chars = 0
+  let bytes = 0
   for await (const batch of batches) for (const e of batch) {
     if (e.type === 'message') {
       parts = []
-      chars = 0
+      bytes = 0
       s.turns++
       natives.push(e)
     } else if (e.type === 'tool' || e.type === 'tool_end') {
@@ -113,8 +113,9 @@ async function countFile(file: string, job: StatsJob, warn: (w: TagstreamError) 
     } else if (e.type === 'chunk') {
       if (e.kind === 'reasoning') s.reasoningBytes += Buffer.byteLength(e.text)
       else {
-        chars += e.text.length
-        if (chars > TURN_LIMIT) throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${file}: turn-${s.turns}: message exceeds maxBytes (${TURN_LIMIT})`, { file, maxBytes: TURN_LIMIT })
+        // bytes, as the parser's maxBytes counts them (a character may be up to three)
+        bytes += Buffer.byteLength(e.text)
+        if (bytes > TURN_LIMIT) throw new TagstreamError('ERR_MESSAGE_TOO_LARGE', `${file}: turn-${s.turns}: message exceeds maxBytes (${TURN_LIMIT})`, { file, maxBytes: TURN_LIMIT })
         parts.push(e.text)
       }
     } else {

@@ -5,12 +5,10 @@
  */
 import type { BlockDiff, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
-import { DiffSession, type StreamParseOptions } from '../streams/session.js'
+import { DEFAULT_MAX_BYTES, DiffSession, type StreamParseOptions } from '../streams/session.js'
 import { NativeCalls } from '../native/calls.js'
 import type { ReplayEvent } from './events.js'
 
-/** The default of `maxBytes`, as for a parser session. */
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 /**
  * Options of {@link replayDiffs}: the stream-parse options of each turn's parser (profile,

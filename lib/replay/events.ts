@@ -5,6 +5,7 @@
  * @module
  */
 import { TagstreamError } from '../errors.js'
+import { DEFAULT_MAX_BYTES } from '../streams/session.js'
 
 /**
  * An assistant turn begins. Every chunk until the matching {@link ReplayEndEvent} belongs to it.
@@ -155,7 +156,7 @@ export interface LogReadOptions {
  * Default of {@link LogReadOptions.maxBytes}: the parser's default `maxBytes`. @internal
  * @group Replay
  */
-export const DEFAULT_READ_LIMIT = 64 * 1024 * 1024
+export const DEFAULT_READ_LIMIT = DEFAULT_MAX_BYTES
 
 /**
  * Pace of formats without timings (Cline histories, SSE captures): one chunk per this many

@@ -50,7 +50,11 @@ export interface SessionOutput {
   diagnostic(d: Diagnostic): void
 }
 
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+/**
+ * Default of `maxBytes` (64 MiB), shared by the parser sessions and the log readers. @internal
+ * @group Streams
+ */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 const NONE: Diagnostic[] = []
 
 /** UTF-8 size of a string; a loop beats the native call for the short chunks models stream. @internal */
