@@ -115,7 +115,6 @@ export class ArgumentAssembler {
   private problemFound: ArgumentProblem | undefined
   /** Names dropped (`__proto__`), with the offset of their key. */
   readonly ignored: { name: string; offset: number }[] = []
-  private sawText = false
 
   // string decoding, shared by keys and string values
   /** 0: none; 1: after `\`; 2..5: in `\u`, that many hex digits still to read + 1 */
@@ -197,7 +196,8 @@ export class ArgumentAssembler {
       return undefined
     }
     return {
-      message: this.sawText ? 'the arguments ended before their JSON object was complete' : 'the call ended before any argument text arrived',
+      // any text but white space leaves Before (or fails): still there, none arrived
+      message: this.mode === Mode.Before ? 'the call ended before any argument text arrived' : 'the arguments ended before their JSON object was complete',
       offset: this.offset,
     }
   }
@@ -264,7 +264,6 @@ export class ArgumentAssembler {
   private scan(s: string): void {
     const n = s.length
     let i = 0
-    if (!this.sawText) for (let k = 0; k < n; k++) if (!isWs(s.charCodeAt(k))) { this.sawText = true; break }
     while (i < n) {
       switch (this.mode) {
         case Mode.Before:

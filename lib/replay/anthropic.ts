@@ -19,7 +19,7 @@ import { eventJson, sseEventBatches } from './sse.js'
  * @internal
  * @group Replay
  */
-export function anthropicDelta(event: unknown, tools: Set<string> = new Set()): ModelChunk | null {
+export function anthropicDelta(event: unknown, tools: Set<string>): ModelChunk | null {
   if (!isObject(event)) return null
   const tool = anthropicToolChunk(event, tools)
   if (tool !== null) return tool

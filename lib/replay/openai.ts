@@ -44,7 +44,7 @@ export type ModelChunk = ModelTextChunk | NativeChunk
  * @internal
  * @group Replay
  */
-export function openAIDeltas(chunk: unknown, last: { key: string | undefined } = { key: undefined }): ModelChunk[] {
+export function openAIDeltas(chunk: unknown, last: { key: string | undefined }): ModelChunk[] {
   if (!isObject(chunk) || !Array.isArray(chunk.choices)) return []
   const out: ModelChunk[] = []
   for (const c of chunk.choices as unknown[]) {
