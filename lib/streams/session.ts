@@ -55,7 +55,6 @@ export interface SessionOutput {
  * @group Streams
  */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-const NONE: Diagnostic[] = []
 
 /** UTF-8 size of a string; a loop beats the native call for the short chunks models stream. @internal */
 function utf8Length(s: string): number {
