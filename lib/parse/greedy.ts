@@ -10,11 +10,10 @@ import { decodeEntities } from './entities.js'
 import type { Rope } from './rope.js'
 
 /**
- * What a tool with greedy params keeps of its body for the final rule (see Engine.bodyTo).
+ * What a tool with greedy params keeps of its body for the final rule (see ToolBody).
  * @group Parsing
  */
 export interface GreedyBody {
-  params: Record<string, string>
   /** Raw text of the tool's body so far, kept only for tools with greedy params. */
   body: Rope | null
   /** Body offsets of the value of each param, as last closed by rule 4. */
@@ -128,13 +127,13 @@ export class GreedyView {
  * SPEC 3.5: the value runs from the first opening tag to the last closing tag of the body.
  * @group Parsing
  */
-export function applyGreedy(tool: GreedyBody, names: readonly string[], decode: boolean): void {
+export function applyGreedy(tool: GreedyBody, params: Record<string, string>, names: readonly string[], decode: boolean): void {
   if (tool.firstRaw !== null) {
     // the short path of bodyTo: one greedy param, its first opening tag the first of the body
     const name = names[0]!
     const after = tool.after!.value
     const end = after.lastIndexOf('</' + name + '>')
-    if (end > 0) tool.params[name] = (tool.firstRaw + after.slice(0, end)).trim()
+    if (end > 0) params[name] = (tool.firstRaw + after.slice(0, end)).trim()
     return
   }
   const body = tool.body!.value
@@ -149,7 +148,7 @@ export function applyGreedy(tool: GreedyBody, names: readonly string[], decode: 
     // nobody has to compare a long value with itself
     if (span !== undefined && span[0] === start + open.length && span[1] === end) continue
     const v = body.slice(start + open.length, end).trim()
-    tool.params[name] = decode ? decodeEntities(v) : v
+    params[name] = decode ? decodeEntities(v) : v
   }
 }
 

@@ -1,0 +1,180 @@
+/**
+ * The `lenientTags` option: reading tags with blanks inside their brackets (`< read_file >`,
+ * `</ path >`), entered by the engine only when the option is on, so the exact path never runs it.
+ * @internal
+ * @module
+ */
+import type { Field } from './field.js'
+import type { TagSet } from './tags.js'
+
+// character codes
+const LT = 60 // '<'
+const GT = 62 // '>'
+const SPACE = 32
+const TAB = 9
+const SLASH = 47
+
+/** A scanner's answer at a `<` when it is not the index of a tag's `>`: no tag can start there. */
+export const NONE = -1
+/** The window ends while a tag could still start there. */
+export const PARTIAL = -2
+
+/** Extra room for white space inside brackets with `lenientTags`. */
+export const LENIENT_SLACK = 16
+
+/** Lenient white space: spaces and tabs, as a tag never spans lines. */
+export const isBlank = (c: number): boolean => c === SPACE || c === TAB
+
+/** `\s` of a `u` regex: what can never be part of a tag name. */
+function isSpace(c: number): boolean {
+  if (c <= 32) return c === SPACE || (c >= 9 && c <= 13)
+  if (c < 0xa0) return false
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+}
+
+/**
+ * The inside of a lenient tag: blanks, an optional '/', blanks, a name (no white space, '<',
+ * '>' or '/'), blanks; lenient white space is spaces and tabs, as a tag never spans lines.
+ * Returns slash + name, or null when `raw` has another shape. By hand, in one pass: the
+ * equivalent regex (`^[ \t]*(\/?)[ \t]*([^\s<>/]*)[ \t]*$`) backtracks cubically on a run of
+ * blanks followed by two words, and a streamed window ending in one ran it on every chunk.
+ * @group Parsing
+ */
+export function lenientInner(raw: string): string | null {
+  const n = raw.length
+  let i = 0
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  const slash = i < n && raw.charCodeAt(i) === SLASH
+  if (slash) {
+    i++
+    while (i < n && isBlank(raw.charCodeAt(i))) i++
+  }
+  const from = i
+  for (; i < n; i++) {
+    const c = raw.charCodeAt(i)
+    if (c === LT || c === GT || c === SLASH || isSpace(c)) break
+  }
+  const to = i
+  while (i < n && isBlank(raw.charCodeAt(i))) i++
+  if (i < n) return null
+  const name = from === 0 && to === n ? raw : raw.slice(from, to)
+  return slash ? '/' + name : name
+}
+
+/** The name inside the brackets of a whole lenient tag, normalised; null if it is no tag. */
+export function lenientName(raw: string): string | null {
+  // without blanks it is a plain tag (most are)
+  if (raw.indexOf(' ') < 0 && raw.indexOf('\t') < 0) return raw
+  // `< / name >`: white space around the slash and the name, never inside the name
+  const name = lenientInner(raw)
+  return name === null || name.length === 0 || name === '/' ? null : name
+}
+
+/**
+ * Could `raw`, the text after a '<' cut by the end of the input, still become a lenient tag of
+ * `tags`? A name already followed by a blank can only be completed by '>', so it must be whole;
+ * otherwise it may grow. `named` asks for a name of at least one character.
+ */
+export function lenientCut(raw: string, tags: TagSet, named: boolean): boolean {
+  const name = lenientInner(raw)
+  if (name === null) return false
+  // a name (not just the slash) followed by a blank: only '>' can complete it
+  const some = name.length > (name.charCodeAt(0) === SLASH ? 1 : 0)
+  if (some && isBlank(raw.charCodeAt(raw.length - 1))) return tags.names.has(name)
+  return (!named || name.length > 0) && tags.prefixes.has(name)
+}
+
+const lenientCloses = new Map<string, RegExp>()
+
+/** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
+function lenientClose(want: string): RegExp {
+  let re = lenientCloses.get(want)
+  if (re === undefined) {
+    const name = want.slice(1).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
+    re = new RegExp(`<[ \\t]*/[ \\t]*${name}[ \\t]*>`, 'g')
+    if (lenientCloses.size < 1024) lenientCloses.set(want, re)
+  }
+  return re
+}
+
+/** Lenient closing tag `</ name >` at `s` (`want` is `/name`): index of its '>', NONE or PARTIAL. */
+function closeEnd(w: string, s: number, want: string, ended: boolean): number {
+  // by hand rather than a regex: inside a long value every '<' comes through here
+  const n = w.length
+  const lim = Math.min(n, s + want.length + 2 + LENIENT_SLACK)
+  let j = s + 1
+  while (j < lim && isBlank(w.charCodeAt(j))) j++
+  if (j < lim && w.charCodeAt(j) === SLASH) {
+    j++
+    while (j < lim && isBlank(w.charCodeAt(j))) j++
+    let k = 1
+    while (k < want.length && j < lim && w.charCodeAt(j) === want.charCodeAt(k)) {
+      k++
+      j++
+    }
+    if (k === want.length) {
+      while (j < lim && isBlank(w.charCodeAt(j))) j++
+      if (j < lim) return w.charCodeAt(j) === GT ? j : NONE
+    } else if (j < lim) return NONE
+  } else if (j < lim) return NONE
+  // the window ended with everything so far matching: the tag may still come
+  return j === n && lim === n && !ended ? PARTIAL : NONE
+}
+
+/**
+ * Where the engine's lenient close scan leaves the start of the closing tag it found (the
+ * engine owns the field, and reads it when a greedy param closes).
+ */
+export interface CloseAt {
+  closeAt: number
+}
+
+/**
+ * Inside a param or reasoning tag with `lenientTags`: only the matching closing tag, blanks
+ * allowed, ends it. Returns the index after it, or ~cut with the value pushed up to cut.
+ */
+export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean): number {
+  const want = close.slice(1, -1)
+  // candidates, each confirmed by closeEnd, which alone defines the tag (and its length
+  // limit): from a regex compiled once per name in mid-sized windows, where it beats visiting
+  // every '<' of the value; in streamed chunks and in long texts, V8's indexOf jumping from
+  // '<' to '<' is faster (measured)
+  const span = w.length - p
+  if (span > 256 && span <= 16384) {
+    const re = lenientClose(want)
+    re.lastIndex = p
+    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
+      const j = closeEnd(w, m.index, want, ended)
+      if (j >= 0) {
+        field.push(w.slice(p, m.index))
+        at.closeAt = m.index
+        return j + 1
+      }
+      re.lastIndex = m.index + 1
+    }
+  } else {
+    for (let s = w.indexOf('<', p); s >= 0; s = w.indexOf('<', s + 1)) {
+      const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
+      if (c1 !== SLASH && !isBlank(c1)) continue
+      const j = closeEnd(w, s, want, ended)
+      if (j >= 0) {
+        field.push(w.slice(p, s))
+        at.closeAt = s
+        return j + 1
+      }
+    }
+  }
+  // a tag cut by the end of the window starts within its longest length of the end, and has
+  // no '<' after its own
+  if (!ended) {
+    let l = -1
+    for (let k = w.indexOf('<', Math.max(p, w.length - want.length - 2 - LENIENT_SLACK)); k >= 0; k = w.indexOf('<', k + 1)) l = k
+    if (l >= p && closeEnd(w, l, want, ended) === PARTIAL) {
+      field.push(w.slice(p, l))
+      return ~l
+    }
+  }
+  field.push(p === 0 ? w : w.slice(p))
+  return ~w.length
+}
