@@ -16,14 +16,15 @@
  * @module
  */
 import type { Block, Diagnostic } from '../types.js'
-import type { ResolvedOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
 import { tables, type TagSet } from './tags.js'
 import { ToolBody } from './greedy-body.js'
 import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
+import { TagReader } from './tag-reader.js'
 import { Diagnostics } from './diagnostics.js'
-import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName, scanCloseLenient } from './lenient.js'
+import { scanCloseLenient } from './lenient.js'
 import { openField, render, toolBlock, type OpenField } from './render.js'
 
 export { lenientInner } from './lenient.js'
@@ -32,14 +33,13 @@ export type { OpenField } from './render.js'
 /** The modes of SPEC 3 (reasoning is the `reasoningTags` option's). */
 export const enum Mode { Text, Tool, Param, Reasoning }
 
-/** Longest unknown tag name that diagnostics wait for. */
-const UNKNOWN_MAX = 48
-
 /** The open tool call. */
 export interface ToolState {
   name: string
   call_id: string
   params: Record<string, string>
+  /** Its closing tag's inside, `/name`. */
+  close: string
   /** Only for a tool with greedy params (SPEC 3.5). */
   body: ToolBody | null
   /** Its greedy views (`greedyWhileStreaming`), or none. */
@@ -49,9 +49,75 @@ export interface ToolState {
 const NO_VIEWS: readonly GreedyView[] = []
 
 /*
+ * The exact scanners are plain functions over their arguments and the dialect's immutable
+ * tables, not methods reading the engine's fields: V8 keeps such code optimised across full
+ * collections (methods over many fields were dropped after every one, PERF-NOTES), and the
+ * robust options never run through them, so they stay specialised to the exact profile.
+ */
+
+/**
+ * The first tag `<name>` at or after `from` whose name is in `names` or is `also`: returns the
+ * index of its '>', or ~cut when there is none, where `cut` is the window's end or the '<' of a
+ * candidate cut by it that may still become a tag (a prefix of one in `prefixes`, unless the
+ * input has `ended`). `max` is the longest name + 1. Tags are found by jumping from one '<' to
+ * the next and reading at most one tag's length past it.
+ */
+function findTag(w: string, from: number, names: Set<string>, also: string | null, prefixes: Set<string>, max: number, ended: boolean): number {
+  const n = w.length
+  let s = w.indexOf('<', from)
+  while (s >= 0) {
+    const lim = Math.min(n, s + max + 1)
+    let j = s + 1
+    let c = 0
+    for (; j < lim; j++) {
+      c = w.charCodeAt(j)
+      if (c === 62 || c === 60) break // '>' or '<'
+    }
+    if (j === lim) {
+      if (lim === n) return !ended && prefixes.has(w.slice(s + 1)) ? ~s : ~n
+      s = w.indexOf('<', lim)
+    } else if (c === 60) {
+      s = j
+    } else {
+      const name = w.slice(s + 1, j)
+      if (names.has(name) || name === also) return j
+      s = w.indexOf('<', j + 1)
+    }
+  }
+  return ~n
+}
+
+/**
+ * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
+ * `cut` is the window's end or the start of a cut closing tag (unless the input has `ended`).
+ */
+function findClose(w: string, p: number, close: string, ended: boolean): number {
+  const n = w.length
+  if (n - p < 256) {
+    // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
+    // setup cost per call that only long texts repay
+    for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
+      if (w.startsWith(close, l)) return l
+      if (!ended && l > n - close.length && close.startsWith(w.slice(l))) return ~l
+    }
+    return ~n
+  }
+  const i = w.indexOf(close, p)
+  if (i >= 0) return i
+  // a cut closing tag can only start among the last close.length - 1 characters
+  if (!ended) {
+    for (let l = w.indexOf('<', Math.max(p, n - close.length + 1)); l >= 0; l = w.indexOf('<', l + 1)) {
+      if (close.startsWith(w.slice(l))) return ~l
+    }
+  }
+  return ~n
+}
+
+/*
  * Fields without `private` are the state that the stages beside the engine read (render.ts,
- * fences.ts); the engine alone owns and writes them, except `text`, which the fence scanner
- * cuts back when a held tag opens after all, and `closeAt`, which the lenient close scan sets.
+ * tag-reader.ts, fences.ts); the engine alone owns and writes them, except `text`, which the
+ * fence scanner cuts back when a held tag opens after all, and `closeAt`, which the lenient close
+ * scan sets.
  */
 export class Engine {
   readonly done: Block[] = []
@@ -79,12 +145,14 @@ export class Engine {
   readonly textTags: TagSet
   private readonly toolTags: TagSet
   private readonly tools: Set<string>
-  private readonly params: Set<string>
+  readonly params: Set<string>
   private readonly greedy: Readonly<Record<string, readonly string[]>>
+  /** Longest name + 1 in text and tool mode, for the exact scanner. */
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
-  /** The robust stages, null when their option is off. */
+  /** The robust stages, null when their options are off. */
+  private readonly reader: TagReader | null
   private readonly fences: FenceScanner | null
   readonly diag: Diagnostics | null
 
@@ -94,16 +162,13 @@ export class Engine {
     this.params = t.params
     this.textTags = t.textTags
     this.toolTags = t.toolTags
-    this.lenient = o.lenientTags
-    this.fences = o.codeFences ? new FenceScanner() : null
-    this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
-    // the longest tag candidate after a '<' (its limit is fixed by the options): text mode, with
-    // diagnostics, also waits for unknown tool-like names to complete, so that reporting them
-    // does not depend on where chunks were cut
-    const slack = 1 + (o.lenientTags ? LENIENT_SLACK : 0)
-    this.textMax = Math.max(this.textTags.maxInner, o.diagnostics ? UNKNOWN_MAX : 0) + slack
-    this.toolMax = this.toolTags.maxInner + slack
+    this.textMax = t.textTags.maxInner + 1
+    this.toolMax = t.toolTags.maxInner + 1
     this.greedy = o.dialect.greedy
+    this.lenient = o.lenientTags
+    this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
+    this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
+    this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
   }
 
   /** Feeds more text. */
@@ -114,6 +179,7 @@ export class Engine {
     this.carry = ''
     let p = 0
     const fences = this.fences
+    const reader = this.reader
     if (fences !== null) fences.newWindow()
     const body = this.tool === null ? null : this.tool.body
     if (body !== null) body.from = body.viewFrom = 0
@@ -121,7 +187,7 @@ export class Engine {
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
-          const r = fences !== null ? fences.scan(this, w, p, base) : this.scanText(w, p, base)
+          const r = fences !== null ? fences.scan(this, w, p, base) : reader !== null ? reader.scanText(this, w, p, base) : this.scanText(w, p)
           if (r < 0) {
             if (fences === null || fences.restart === null) return this.keep(w, base, ~r)
             // a tag held in a code span of an earlier window opens its tool after all: read on
@@ -140,7 +206,7 @@ export class Engine {
           break
         }
         case Mode.Tool: {
-          const r = this.scanTool(w, p, base)
+          const r = reader !== null ? reader.scanTool(this, w, p, base) : this.scanTool(w, p)
           if (r < 0) return this.keep(w, base, ~r)
           p = r
           break
@@ -181,69 +247,29 @@ export class Engine {
   }
 
   /**
-   * Looks for a tag starting at the `<` at `s`: returns the index of its `>`, NONE if no tag can
-   * start there, PARTIAL if the window ends while it still could.
-   */
-  tagEnd(w: string, s: number, tags: TagSet): number {
-    const n = w.length
-    const text = tags === this.textTags
-    const lim = Math.min(n, s + (text ? this.textMax : this.toolMax) + 1)
-    for (let j = s + 1; j < lim; j++) {
-      const c = w.charCodeAt(j)
-      if (c === 62) return j // '>'
-      if (c === 60) return NONE // '<'
-    }
-    if (lim === n && !this.ended) {
-      // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
-      // within two edits of a tool's (`</read_file>`, `< read_file >` included), and whether it
-      // is must not depend on where the chunk ended
-      if (text && this.diag !== null) return PARTIAL
-      if (this.cutTag(w.slice(s + 1), tags, false)) return PARTIAL
-    }
-    return NONE
-  }
-
-  /**
    * Could `raw`, the text after a '<' cut by the end of the input, still become a tag of `tags`?
    * `named`: only if it already has a character of a name.
    */
   cutTag(raw: string, tags: TagSet, named: boolean): boolean {
-    if (this.lenient) return lenientCut(raw, tags, named)
+    if (this.reader !== null) return this.reader.cut(raw, tags, named)
     return (!named || raw.length > 0) && tags.prefixes.has(raw)
   }
 
-  /** The name inside the brackets of a whole tag; null if it is no tag. */
-  innerName(raw: string): string | null {
-    return this.lenient ? lenientName(raw) : raw
-  }
-
-  /** Text mode (SPEC 3.2): returns where the next mode starts, or ~cut when the window is used up. */
-  private scanText(w: string, p: number, base: number): number {
-    let from = p
-    for (;;) {
-      const s = w.indexOf('<', from)
-      if (s < 0) {
-        this.text.push(w.slice(p))
-        return ~w.length
-      }
-      const e = this.tagEnd(w, s, this.textTags)
-      if (e === PARTIAL) {
-        this.text.push(w.slice(p, s))
-        return ~s
-      }
-      if (e === NONE) {
-        from = s + 1
-        continue
-      }
-      const name = this.innerName(w.slice(s + 1, e))
-      if (name !== null && this.textTags.names.has(name)) {
-        this.text.push(w.slice(p, s))
-        this.openTag(name)
-        return e + 1
-      }
-      if (this.diag !== null && name !== null) this.diag.checkUnknown(name, base + s)
-      from = e + 1
+  /**
+   * Text mode (SPEC 3.2): an opening tool tag closes the text and opens the tool; everything
+   * else is text. Returns where the next mode starts, or ~cut when the window is used up.
+   */
+  private scanText(w: string, p: number): number {
+    const tags = this.textTags
+    const e = findTag(w, p, tags.names, null, tags.prefixes, this.textMax, this.ended)
+    if (e < 0) {
+      this.text.push(p === 0 && ~e === w.length ? w : w.slice(p, ~e))
+      return e
     }
+    const s = w.lastIndexOf('<', e)
+    this.text.push(w.slice(p, s))
+    this.openTag(w.slice(s + 1, e))
+    return e + 1
   }
 
   /** Opens a tool or reasoning block after the text before it was closed. */
@@ -255,7 +281,7 @@ export class Engine {
       // own keys only: a dialect given as a plain object inherits `constructor` and friends
       const greedy = Object.hasOwn(this.greedy, name) ? this.greedy[name] : undefined
       const body = greedy === undefined ? null : new ToolBody(greedy, name, this.o.decodeEntities, this.o.greedyWhileStreaming)
-      this.tool = { name, call_id: this.o.idGenerator(), params: {}, body, views: body === null ? NO_VIEWS : body.views }
+      this.tool = { name, call_id: this.o.idGenerator(), params: {}, close: '/' + name, body, views: body === null ? NO_VIEWS : body.views }
       this.setMode(Mode.Tool)
       return
     }
@@ -264,95 +290,56 @@ export class Engine {
     this.reasoning = new Field()
   }
 
-  /** Tool mode (SPEC 3.3): param openings and the tool's closing tag; everything else is dropped. */
-  private scanTool(w: string, p: number, base: number): number {
+  /**
+   * Tool mode (SPEC 3.3): an opening param tag starts its value, the tool's own closing tag
+   * closes it; everything else is dropped.
+   */
+  private scanTool(w: string, p: number): number {
     const tool = this.tool!
-    const diag = this.diag
-    let from = p
-    for (;;) {
-      const s = w.indexOf('<', from)
-      if (s < 0) {
-        if (diag !== null) diag.ignored(w, from, w.length, base)
-        return ~w.length
-      }
-      if (diag !== null) diag.ignored(w, from, s, base)
-      const e = this.tagEnd(w, s, this.toolTags)
-      if (e === PARTIAL) return ~s
-      if (e === NONE) {
-        if (diag !== null) diag.ignored(w, s, s + 1, base)
-        from = s + 1
-        continue
-      }
-      const name = this.innerName(w.slice(s + 1, e))
-      if (name !== null && this.params.has(name)) {
-        if (diag !== null) diag.flushIgnored(tool.name)
-        this.setMode(Mode.Param)
-        this.paramName = name
-        this.paramClose = '</' + name + '>'
-        this.paramPath = 'params.' + name
-        this.param = new Field(this.o.decodeEntities)
-        if (tool.body !== null) tool.body.openParam(w, e + 1, name)
-        return e + 1
-      }
-      if (name === '/' + tool.name) {
-        if (diag !== null) diag.flushIgnored(tool.name)
-        if (tool.body !== null) tool.body.close(w, s, tool.params)
-        this.done.push(toolBlock(tool, tool.params, false))
-        this.tool = null
-        this.setMode(Mode.Text)
-        if (this.fences !== null) this.fences.bol = false
-        return e + 1
-      }
-      if (diag !== null) diag.ignored(w, s, e + 1, base)
-      from = e + 1
-    }
+    const e = findTag(w, p, this.params, tool.close, this.toolTags.prefixes, this.toolMax, this.ended)
+    if (e < 0) return e
+    const s = w.lastIndexOf('<', e)
+    const name = w.slice(s + 1, e)
+    if (name === tool.close) this.closeTool(w, s)
+    else this.openParam(name, w, e + 1)
+    return e + 1
+  }
+
+  /** Param `name` opens; its value starts at `valueStart` in `w`. */
+  openParam(name: string, w: string, valueStart: number): void {
+    this.setMode(Mode.Param)
+    this.paramName = name
+    this.paramClose = '</' + name + '>'
+    this.paramPath = 'params.' + name
+    this.param = new Field(this.o.decodeEntities)
+    const tool = this.tool!
+    if (tool.body !== null) tool.body.openParam(w, valueStart, name)
+  }
+
+  /** The open tool closes with its closing tag at `s` in `w`; text resumes after it. */
+  closeTool(w: string, s: number): void {
+    const tool = this.tool!
+    if (tool.body !== null) tool.body.close(w, s, tool.params)
+    this.done.push(toolBlock(tool, tool.params, false))
+    this.tool = null
+    this.setMode(Mode.Text)
+    if (this.fences !== null) this.fences.bol = false
   }
 
   /**
-   * Param mode (SPEC 3.4), and reasoning: only the matching closing tag ends it. Returns the
-   * index after the closing tag, or ~cut with the value pushed up to cut.
+   * Param mode (SPEC 3.4), and reasoning: only the matching closing tag ends it; the value is
+   * pushed to `field`. Returns the index after the closing tag, or ~cut.
    */
   private scanClose(w: string, p: number, close: string, field: Field): number {
     if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended)
-    // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
-    // setup cost per call that only long texts repay
-    if (w.length - p < 256) return this.scanCloseShort(w, p, close, field)
-    const i = w.indexOf(close, p)
-    if (i >= 0) {
-      field.push(w.slice(p, i))
-      this.closeAt = i
-      return i + close.length
+    const i = findClose(w, p, close, this.ended)
+    if (i < 0) {
+      field.push(p === 0 && ~i === w.length ? w : w.slice(p, ~i))
+      return i
     }
-    // a cut closing tag can only start among the last close.length - 1 characters
-    if (!this.ended) {
-      const n = w.length
-      for (let l = w.indexOf('<', Math.max(p, n - close.length + 1)); l >= 0; l = w.indexOf('<', l + 1)) {
-        if (close.startsWith(w.slice(l))) {
-          field.push(w.slice(p, l))
-          return ~l
-        }
-      }
-    }
-    field.push(p === 0 ? w : w.slice(p))
-    return ~w.length
-  }
-
-  /** scanClose for a short window: same result, one pass over its '<'. */
-  private scanCloseShort(w: string, p: number, close: string, field: Field): number {
-    const n = w.length
-    for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
-      if (w.startsWith(close, l)) {
-        field.push(w.slice(p, l))
-        this.closeAt = l
-        return l + close.length
-      }
-      if (!this.ended && l > n - close.length && close.startsWith(w.slice(l))) {
-        field.push(w.slice(p, l))
-        return ~l
-      }
-    }
-    field.push(p === 0 ? w : w.slice(p))
-    return ~n
+    field.push(w.slice(p, i))
+    this.closeAt = i
+    return i + close.length
   }
 
   private setMode(m: Mode): void {
@@ -416,4 +403,20 @@ export class Engine {
     const open = this.render(final)
     return open === null ? this.done.slice() : [...this.done, open]
   }
+}
+
+/**
+ * One engine of each profile, mid-call, kept for the life of the process. V8's optimised code
+ * for the engine and its parts checks their hidden classes, which only live instances hold (a
+ * class's hidden class is reached from its constructor through weak transitions); a full
+ * collection between two parses found none and dropped that code ("weak objects" in
+ * --trace-deopt), so the next parses ran unoptimised: 2-4x slower for several parses after
+ * every major GC (PERF-NOTES). These instances keep the classes alive, and with them the code
+ * (exported so the module keeps them: an unused module-level value dies with the module body).
+ */
+export const anchors: Engine[] = []
+for (const profile of ['cline', 'robust'] as const) {
+  const e = new Engine(resolveOptions({ profile, idGenerator: () => '' }))
+  e.feed('a <write_to_file><path>p</path><content>c')
+  anchors.push(e)
 }

@@ -9,6 +9,7 @@ import { Rope } from './rope.js'
 import type { FieldMark } from './field.js'
 import { NONE, PARTIAL } from './lenient.js'
 import type { Engine } from './engine.js'
+import type { TagReader } from './tag-reader.js'
 
 // character codes
 const NL = 10 // '\n'
@@ -32,6 +33,8 @@ function indexOrEnd(w: string, c: string, from: number): number {
  * chunks were cut.
  */
 export class FenceScanner {
+  constructor(private readonly reader: TagReader) {}
+
   /** At a line start; the engine clears it when a block closes (a tag is never a line start). */
   bol = true
   private fence = 0
@@ -183,13 +186,13 @@ export class FenceScanner {
         i = q + 1
         continue
       }
-      const end = e.tagEnd(w, q, e.textTags)
+      const end = this.reader.tagEnd(w, q, e.textTags, e.ended)
       if (end === PARTIAL) return this.cut(e, w, p, q)
       if (end === NONE) {
         i = q + 1
         continue
       }
-      const name = e.innerName(w.slice(q + 1, end))
+      const name = this.reader.innerName(w.slice(q + 1, end))
       if (name !== null && e.textTags.names.has(name)) {
         if (this.span > 0) {
           // the text before it is decided; what follows is text only while the tag is held

@@ -1,0 +1,132 @@
+/**
+ * Text and tool mode when `lenientTags` or `diagnostics` is on, and the tag reading of the
+ * `codeFences` scanner: every `<` candidate is read whole, its name normalised (lenientTags) and
+ * judged (diagnostics). The engine makes one only for these options; the exact profile never
+ * enters this code.
+ * @internal
+ * @module
+ */
+import type { Engine } from './engine.js'
+import type { TagSet } from './tags.js'
+import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName } from './lenient.js'
+
+/** Longest unknown tag name that diagnostics wait for. */
+const UNKNOWN_MAX = 48
+
+export class TagReader {
+  /** The longest tag candidate after a '<' in text and in tool mode (fixed by the options). */
+  private readonly textMax: number
+  private readonly toolMax: number
+
+  constructor(
+    private readonly lenient: boolean,
+    private readonly diagnostics: boolean,
+    private readonly textTags: TagSet,
+    private readonly toolTags: TagSet,
+  ) {
+    // text mode, with diagnostics, also waits for unknown tool-like names to complete, so that
+    // reporting them does not depend on where chunks were cut
+    const slack = 1 + (lenient ? LENIENT_SLACK : 0)
+    this.textMax = Math.max(textTags.maxInner, diagnostics ? UNKNOWN_MAX : 0) + slack
+    this.toolMax = toolTags.maxInner + slack
+  }
+
+  /**
+   * Looks for a tag starting at the `<` at `s`: returns the index of its `>`, NONE if no tag can
+   * start there, PARTIAL if the window ends while it still could.
+   */
+  tagEnd(w: string, s: number, tags: TagSet, ended: boolean): number {
+    const n = w.length
+    const text = tags === this.textTags
+    const lim = Math.min(n, s + (text ? this.textMax : this.toolMax) + 1)
+    for (let j = s + 1; j < lim; j++) {
+      const c = w.charCodeAt(j)
+      if (c === 62) return j // '>'
+      if (c === 60) return NONE // '<'
+    }
+    if (lim === n && !ended) {
+      // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
+      // within two edits of a tool's (`</read_file>`, `< read_file >` included), and whether it
+      // is must not depend on where the chunk ended
+      if (text && this.diagnostics) return PARTIAL
+      if (this.cut(w.slice(s + 1), tags, false)) return PARTIAL
+    }
+    return NONE
+  }
+
+  /** See Engine.cutTag. */
+  cut(raw: string, tags: TagSet, named: boolean): boolean {
+    if (this.lenient) return lenientCut(raw, tags, named)
+    return (!named || raw.length > 0) && tags.prefixes.has(raw)
+  }
+
+  /** The name inside the brackets of a whole tag; null if it is no tag. */
+  innerName(raw: string): string | null {
+    return this.lenient ? lenientName(raw) : raw
+  }
+
+  /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
+  scanText(e: Engine, w: string, p: number, base: number): number {
+    const tags = this.textTags
+    let from = p
+    for (;;) {
+      const s = w.indexOf('<', from)
+      if (s < 0) {
+        e.text.push(w.slice(p))
+        return ~w.length
+      }
+      const end = this.tagEnd(w, s, tags, e.ended)
+      if (end === PARTIAL) {
+        e.text.push(w.slice(p, s))
+        return ~s
+      }
+      if (end === NONE) {
+        from = s + 1
+        continue
+      }
+      const name = this.innerName(w.slice(s + 1, end))
+      if (name !== null && tags.names.has(name)) {
+        e.text.push(w.slice(p, s))
+        e.openTag(name)
+        return end + 1
+      }
+      if (e.diag !== null && name !== null) e.diag.checkUnknown(name, base + s)
+      from = end + 1
+    }
+  }
+
+  /** Tool mode: param openings and the tool's closing tag; everything else is dropped (and reported). */
+  scanTool(e: Engine, w: string, p: number, base: number): number {
+    const tool = e.tool!
+    const diag = e.diag
+    let from = p
+    for (;;) {
+      const s = w.indexOf('<', from)
+      if (s < 0) {
+        if (diag !== null) diag.ignored(w, from, w.length, base)
+        return ~w.length
+      }
+      if (diag !== null) diag.ignored(w, from, s, base)
+      const end = this.tagEnd(w, s, this.toolTags, e.ended)
+      if (end === PARTIAL) return ~s
+      if (end === NONE) {
+        if (diag !== null) diag.ignored(w, s, s + 1, base)
+        from = s + 1
+        continue
+      }
+      const name = this.innerName(w.slice(s + 1, end))
+      if (name !== null && e.params.has(name)) {
+        if (diag !== null) diag.flushIgnored(tool.name)
+        e.openParam(name, w, end + 1)
+        return end + 1
+      }
+      if (name === tool.close) {
+        if (diag !== null) diag.flushIgnored(tool.name)
+        e.closeTool(w, s)
+        return end + 1
+      }
+      if (diag !== null) diag.ignored(w, s, end + 1, base)
+      from = end + 1
+    }
+  }
+}
