@@ -353,3 +353,69 @@ export function mdTable(header, rows) {
 export function verdict(ok) {
   return ok ? 'PASS' : 'MISS'
 }
+
+// ---------------------------------------------------------------------------------------------
+// issue 16 workloads (added at the end: the generators above are shared and stay as they are)
+
+// prose as models write it about front-end code: a `<` about every 10 characters (HTML tags and
+// closing tags, generics, comparisons, arrows, comments, tags with attributes, a parameter name
+// mentioned in prose), never a whole tool tag
+const DENSE = [
+  'a<b', 'x <= y', '<div>', '</div>', '<span class="k">', '</span>', 'Array<T>', 'Map<K, V>', '<p>', '</p>',
+  'i<n', '<li>', '</li>', '<br/>', '<!-- c -->', 'Set<T>', 'f<g<h>>', '< 3', '<em>', '</em>', '<a href="#">',
+  '</a>', '<code>', '</code>', '`<path>`', '</content>', '<read_file x="1">', '<-', '<ul>', '</ul>', '<T,>',
+  '<h1>', '</h1>', 'Vec<u8>', '<td>', '</td>', '<=>', '<input/>', '<b>', '</b>', 'n<0', '<tr>', '</tr>',
+]
+
+/**
+ * Prose-dense text of about `size` characters: a `<` about every 10 characters, with a few tool
+ * calls (one every ~16 KB) so the parser also leaves text mode.
+ * @param {number} size target length in characters
+ * @param {number} [seed]
+ */
+export function proseDenseMessage(size, seed = 1) {
+  const r = prng(seed ^ size ^ 0x5eed)
+  const parts = []
+  let n = 0
+  while (n < size) {
+    let s = (r.next() < 0.7 ? r.pick(WORDS) + ' ' : '') + r.pick(DENSE) + (r.next() < 0.15 ? '.\n' : ' ')
+    if (r.next() < 0.0007) s += `\n<read_file>\n<path>src/${r.pick(IDS)}/${r.pick(HTML)}.tsx</path>\n</read_file>\n`
+    parts.push(s)
+    n += s.length
+  }
+  return flat(parts.join(''))
+}
+
+const JSX_LINES = [
+  (r) => { const t = r.pick(HTML); return `    <${t} className="${r.pick(IDS)}">{${r.pick(IDS)}.${r.pick(IDS)}}</${t}>` },
+  (r) => `      <${r.pick(HTML)}>`,
+  (r) => `      </${r.pick(HTML)}>`,
+  (r) => `    <${r.pick(['Item', 'Row', 'Cell'])} key={${r.pick(IDS)}} value={${r.pick(IDS)}} />`,
+  () => '    <br/>',
+  (r) => `    {${r.pick(IDS)} < ${r.int(9)} && <span>{${r.pick(IDS)}}</span>}`,
+  (r) => `    <svg viewBox="0 0 24 24"><path d="M${r.int(24)} ${r.int(24)}L${r.int(24)} ${r.int(24)}"/></svg>`,
+  (r) => `  const ${r.pick(IDS)}: Array<${r.pick(TYPES)}> = []`,
+  (r) => `    <${r.pick(HTML)}><${r.pick(HTML)}>{${r.pick(IDS)}}</${r.pick(HTML)}></${r.pick(HTML)}>`,
+  () => '    <>',
+  () => '    </>',
+]
+
+/**
+ * A message whose bulk is one write_to_file of JSX/HTML-heavy code (nearly every line holds tags
+ * and closing tags), between two short paragraphs, about `size` characters.
+ * @param {number} size target length in characters
+ * @param {number} [seed]
+ */
+export function jsxWriteMessage(size, seed = 1) {
+  const r = prng(seed ^ size ^ 0x75c)
+  const head = prose(r, 300) + `<write_to_file>\n<path>src/components/${r.pick(['List', 'Table', 'Panel', 'Form'])}View.tsx</path>\n<content>\nexport function View() {\n  return (\n`
+  const tail = '\n  )\n}\n</content>\n</write_to_file>\n\n' + prose(r, 200).trimEnd()
+  const lines = []
+  let n = head.length + tail.length
+  while (n < size) {
+    const line = r.pick(JSX_LINES)(r)
+    lines.push(line)
+    n += line.length + 1
+  }
+  return flat(head + lines.join('\n') + tail)
+}

@@ -56,35 +56,14 @@ const NO_VIEWS: readonly GreedyView[] = []
  */
 
 /**
- * The first tag `<name>` at or after `from` whose name is in `names` or is `also`: returns the
- * index of its '>', or ~cut when there is none, where `cut` is the window's end or the '<' of a
- * candidate cut by it that may still become a tag (a prefix of one in `prefixes`, unless the
- * input has `ended`). `max` is the longest name + 1. Tags are found by jumping from one '<' to
- * the next and reading at most one tag's length past it.
+ * A tag candidate cut by the end of `w`: the last '<' at or after `from`, if it is among the last
+ * `max` + 1 characters and what follows it is a prefix of a tag in `prefixes`; its index, or -1.
+ * Only there can a tag cut by the end of the window start.
  */
-function findTag(w: string, from: number, names: Set<string>, also: string | null, prefixes: Set<string>, max: number, ended: boolean): number {
-  const n = w.length
-  let s = w.indexOf('<', from)
-  while (s >= 0) {
-    const lim = Math.min(n, s + max + 1)
-    let j = s + 1
-    let c = 0
-    for (; j < lim; j++) {
-      c = w.charCodeAt(j)
-      if (c === 62 || c === 60) break // '>' or '<'
-    }
-    if (j === lim) {
-      if (lim === n) return !ended && prefixes.has(w.slice(s + 1)) ? ~s : ~n
-      s = w.indexOf('<', lim)
-    } else if (c === 60) {
-      s = j
-    } else {
-      const name = w.slice(s + 1, j)
-      if (names.has(name) || name === also) return j
-      s = w.indexOf('<', j + 1)
-    }
-  }
-  return ~n
+function cutAt(w: string, from: number, prefixes: Set<string>, max: number): number {
+  let s = -1
+  for (let k = w.indexOf('<', Math.max(from, w.length - max - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
+  return s >= 0 && prefixes.has(w.slice(s + 1)) ? s : -1
 }
 
 /**
@@ -261,15 +240,22 @@ export class Engine {
    */
   private scanText(w: string, p: number): number {
     const tags = this.textTags
-    const e = findTag(w, p, tags.names, null, tags.prefixes, this.textMax, this.ended)
-    if (e < 0) {
-      this.text.push(p === 0 && ~e === w.length ? w : w.slice(p, ~e))
-      return e
+    // one search for the next whole tag: no stop, slice or lookup at the '<' of prose
+    const re = tags.exact
+    re.lastIndex = p
+    const m = re.exec(w)
+    if (m === null) {
+      const n = w.length
+      const cut = this.ended ? -1 : cutAt(w, p, tags.prefixes, this.textMax)
+      const to = cut < 0 ? n : cut
+      this.text.push(p === 0 && to === n ? w : w.slice(p, to))
+      return ~to
     }
-    const s = w.lastIndexOf('<', e)
+    const s = m.index
+    const name = m[1]!
     this.text.push(w.slice(p, s))
-    this.openTag(w.slice(s + 1, e))
-    return e + 1
+    this.openTag(name)
+    return s + name.length + 2
   }
 
   /** Opens a tool or reasoning block after the text before it was closed. */
@@ -296,13 +282,23 @@ export class Engine {
    */
   private scanTool(w: string, p: number): number {
     const tool = this.tool!
-    const e = findTag(w, p, this.params, tool.close, this.toolTags.prefixes, this.toolMax, this.ended)
-    if (e < 0) return e
-    const s = w.lastIndexOf('<', e)
-    const name = w.slice(s + 1, e)
-    if (name === tool.close) this.closeTool(w, s)
-    else this.openParam(name, w, e + 1)
-    return e + 1
+    const re = this.toolTags.exact
+    re.lastIndex = p
+    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
+      const name = m[1]!
+      const s = m.index
+      if (name === tool.close) {
+        this.closeTool(w, s)
+        return s + name.length + 2
+      }
+      // another tool's closing tag is dropped like any other text
+      if (this.params.has(name)) {
+        this.openParam(name, w, s + name.length + 2)
+        return s + name.length + 2
+      }
+    }
+    const cut = this.ended ? -1 : cutAt(w, p, this.toolTags.prefixes, this.toolMax)
+    return cut < 0 ? ~w.length : ~cut
   }
 
   /** Param `name` opens; its value starts at `valueStart` in `w`. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Field } from './field.js'
-import type { TagSet } from './tags.js'
+import { LENIENT_SLACK, type TagSet } from './tags.js'
 
 // character codes
 const LT = 60 // '<'
@@ -19,8 +19,7 @@ export const NONE = -1
 /** The window ends while a tag could still start there. */
 export const PARTIAL = -2
 
-/** Extra room for white space inside brackets with `lenientTags`. */
-export const LENIENT_SLACK = 16
+export { LENIENT_SLACK }
 
 /** Lenient white space: spaces and tabs, as a tag never spans lines. */
 export const isBlank = (c: number): boolean => c === SPACE || c === TAB

@@ -7,6 +7,9 @@
  */
 import type { Dialect } from '../dialect.js'
 
+/** Extra room for white space inside brackets with `lenientTags`. */
+export const LENIENT_SLACK = 16
+
 /**
  * Tag names of one mode, with every prefix of every tag for "could this still become a tag?".
  * @group Parsing
@@ -15,10 +18,33 @@ export class TagSet {
   readonly names = new Set<string>()
   readonly prefixes = new Set<string>()
   maxInner = 0
+  /**
+   * Every tag of the set, `<(name|...)>`, and the same with blanks inside the brackets
+   * (`lenientTags`; a superset, whose matches the tag reader confirms): a scanner jumps from tag
+   * to tag with one search instead of stopping at every '<' (PERF-NOTES: 76% / 123% of a bare
+   * indexOf('<') scan on realistic / prose-dense text, against 20% / 16%). Global regexes: set
+   * `lastIndex` before each `exec`.
+   */
+  exact = /(?!)/g
+  lenient = /(?!)/g
   add(inner: string): void {
     this.names.add(inner)
     for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
     if (inner.length > this.maxInner) this.maxInner = inner.length
+  }
+
+  /** Builds the regexes once every name is in. */
+  compile(): void {
+    // longest first, so that no name is tried after a shorter one that is its prefix
+    const names = [...this.names].sort((a, b) => b.length - a.length)
+    if (names.length === 0) return
+    const esc = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    this.exact = new RegExp(`<(${names.map(esc).join('|')})>`, 'g')
+    // a run of blanks no longer than any tag the reader accepts (UNKNOWN_MAX + LENIENT_SLACK + 1
+    // at most), which also bounds the regex's backtracking at each '<'
+    const b = `[ \\t]{0,${this.maxInner + 65}}`
+    const lenientName = (x: string): string => (x.startsWith('/') ? `/${b}${esc(x.slice(1))}` : esc(x))
+    this.lenient = new RegExp(`<${b}(?:${names.map(lenientName).join('|')})${b}>`, 'g')
   }
 }
 
@@ -48,6 +74,8 @@ export function tables(d: Dialect, reasoning: readonly string[]): Tables {
     for (const x of reasoning) t.textTags.add(x)
     for (const x of d.params) t.toolTags.add(x)
     for (const x of d.tools) t.toolTags.add('/' + x)
+    t.textTags.compile()
+    t.toolTags.compile()
     byReasoning.set(key, t)
   }
   return t
