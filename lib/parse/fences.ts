@@ -138,18 +138,46 @@ export class FenceScanner {
         i = nl + 1
         continue
       }
-      // the next '<', '`' or newline; each is looked for again only once passed
-      if (nextLt < i) nextLt = indexOrEnd(w, '<', i)
+      // the next '<', '`' (and newline, in a span); each is looked for again only once passed
+      if (nextLt < i) nextLt = this.reader.nextCandidate(w, i, e.textTags, e.ended)
       if (nextBt < i) nextBt = indexOrEnd(w, '`', i)
-      if (nextNl < i) nextNl = indexOrEnd(w, '\n', i)
-      const q = Math.min(nextLt, nextBt, nextNl)
-      if (this.span > 0 && base + q > this.spanAt + MAX_SPAN) {
-        if (base + n <= this.spanAt + MAX_SPAN) return this.cut(e, w, p, n)
-        const held = this.heldAt
-        i = this.literal(this.spanAt + MAX_SPAN) - base
-        if (held >= 0 && held < base) return this.reopen(e, w, held)
-        nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
-        continue
+      let q: number
+      if (this.span > 0) {
+        if (nextNl < i) nextNl = indexOrEnd(w, '\n', i)
+        q = Math.min(nextLt, nextBt, nextNl)
+        if (base + q > this.spanAt + MAX_SPAN) {
+          if (base + n <= this.spanAt + MAX_SPAN) return this.cut(e, w, p, n)
+          const held = this.heldAt
+          i = this.literal(this.spanAt + MAX_SPAN) - base
+          if (held >= 0 && held < base) return this.reopen(e, w, held)
+          nextLt = nextBt = nextNl = -1 // i may have gone back to a held tag
+          continue
+        }
+      } else {
+        // outside a span a newline matters only before a backtick run that may start a line (a
+        // fence), and at the window's end: both are found by looking back from there, so the
+        // newlines of prose are not visited (here `bol` is false: the line start was read above)
+        q = nextLt < nextBt ? nextLt : nextBt
+        if (q === n) {
+          // the window ends at a line start, perhaps after spaces that may go on: cut there, as
+          // the line-start branch above does
+          let b = n
+          while (b > i && n - b < 3 && w.charCodeAt(b - 1) === SPACE) b--
+          if (b > i && w.charCodeAt(b - 1) === NL && !e.ended) {
+            this.bol = true
+            return this.cut(e, w, p, b)
+          }
+          return this.cut(e, w, p, n)
+        }
+        if (w.charCodeAt(q) === BACKTICK) {
+          let b = q
+          while (b > i && q - b < 3 && w.charCodeAt(b - 1) === SPACE) b--
+          if (b > i && w.charCodeAt(b - 1) === NL) {
+            this.bol = true
+            i = b
+            continue
+          }
+        }
       }
       if (q === n) return this.cut(e, w, p, n)
       const c = w.charCodeAt(q)

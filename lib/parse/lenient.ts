@@ -84,19 +84,6 @@ export function lenientCut(raw: string, tags: TagSet, named: boolean): boolean {
   return (!named || name.length > 0) && tags.prefixes.has(name)
 }
 
-const lenientCloses = new Map<string, RegExp>()
-
-/** `< / name >` with any blanks, as a global regex (closeEnd then applies the length limit). */
-function lenientClose(want: string): RegExp {
-  let re = lenientCloses.get(want)
-  if (re === undefined) {
-    const name = want.slice(1).replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
-    re = new RegExp(`<[ \\t]*/[ \\t]*${name}[ \\t]*>`, 'g')
-    if (lenientCloses.size < 1024) lenientCloses.set(want, re)
-  }
-  return re
-}
-
 /** Lenient closing tag `</ name >` at `s` (`want` is `/name`): index of its '>', NONE or PARTIAL. */
 function closeEnd(w: string, s: number, want: string, ended: boolean): number {
   // by hand rather than a regex: inside a long value every '<' comes through here
@@ -135,24 +122,28 @@ export interface CloseAt {
  */
 export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean): number {
   const want = close.slice(1, -1)
-  // candidates, each confirmed by closeEnd, which alone defines the tag (and its length
-  // limit): from a regex compiled once per name in mid-sized windows, where it beats visiting
-  // every '<' of the value; in streamed chunks and in long texts, V8's indexOf jumping from
-  // '<' to '<' is faster (measured)
-  const span = w.length - p
-  if (span > 256 && span <= 16384) {
-    const re = lenientClose(want)
-    re.lastIndex = p
-    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
-      const j = closeEnd(w, m.index, want, ended)
-      if (j >= 0) {
-        field.push(w.slice(p, m.index))
-        at.closeAt = m.index
-        return j + 1
+  if (w.length - p > 256) {
+    // candidates from the name: V8's search for a whole word skips ahead where visiting every
+    // '<' of a long value (a JSX file: one every ~16 characters) or a regex would not. Back from
+    // each occurrence over blanks, '/', blanks to a '<', which closeEnd alone confirms (and with
+    // it the length limit). Tags hold no '<', so the first confirmed tag by name is the first one.
+    const name = want.slice(1)
+    for (let k = w.indexOf(name, p); k >= 0; k = w.indexOf(name, k + 1)) {
+      let j = k - 1
+      while (j >= p && isBlank(w.charCodeAt(j))) j--
+      if (j < p || w.charCodeAt(j) !== SLASH) continue
+      j--
+      while (j >= p && isBlank(w.charCodeAt(j))) j--
+      if (j < p || w.charCodeAt(j) !== LT) continue
+      const e = closeEnd(w, j, want, ended)
+      if (e >= 0) {
+        field.push(w.slice(p, j))
+        at.closeAt = j
+        return e + 1
       }
-      re.lastIndex = m.index + 1
     }
   } else {
+    // in a streamed chunk the few '<' are checked directly
     for (let s = w.indexOf('<', p); s >= 0; s = w.indexOf('<', s + 1)) {
       const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
       if (c1 !== SLASH && !isBlank(c1)) continue

@@ -54,6 +54,29 @@ export class TagReader {
     return NONE
   }
 
+  /**
+   * The next '<' at or after `from` that the fence scanner must look at, or the window's end.
+   * With diagnostics every '<' (an unknown name is reported); without, only where the tag
+   * regex (a superset of what tagEnd accepts) matches, or a '<' among the window's last
+   * characters that a tag cut by its end may start at: the '<' of prose are skipped in one search.
+   */
+  nextCandidate(w: string, from: number, tags: TagSet, ended: boolean): number {
+    const n = w.length
+    if (this.diagnostics) {
+      const i = w.indexOf('<', from)
+      return i < 0 ? n : i
+    }
+    const re = this.lenient ? tags.lenient : tags.exact
+    re.lastIndex = from
+    const m = re.exec(w)
+    if (m !== null) return m.index
+    if (ended) return n
+    // only the last '<' of the window can start a cut candidate (tagEnd decides whether it does)
+    let s = n
+    for (let k = w.indexOf('<', Math.max(from, n - (tags === this.textTags ? this.textMax : this.toolMax) - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
+    return s
+  }
+
   /** See Engine.cutTag. */
   cut(raw: string, tags: TagSet, named: boolean): boolean {
     if (this.lenient) return lenientCut(raw, tags, named)
@@ -68,12 +91,13 @@ export class TagReader {
   /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
   scanText(e: Engine, w: string, p: number, base: number): number {
     const tags = this.textTags
+    const n = w.length
     let from = p
     for (;;) {
-      const s = w.indexOf('<', from)
-      if (s < 0) {
-        e.text.push(w.slice(p))
-        return ~w.length
+      const s = this.nextCandidate(w, from, tags, e.ended)
+      if (s === n) {
+        e.text.push(p === 0 ? w : w.slice(p))
+        return ~n
       }
       const end = this.tagEnd(w, s, tags, e.ended)
       if (end === PARTIAL) {
@@ -99,12 +123,14 @@ export class TagReader {
   scanTool(e: Engine, w: string, p: number, base: number): number {
     const tool = e.tool!
     const diag = e.diag
+    const n = w.length
     let from = p
     for (;;) {
-      const s = w.indexOf('<', from)
-      if (s < 0) {
-        if (diag !== null) diag.ignored(w, from, w.length, base)
-        return ~w.length
+      // with diagnostics every '<' (the dropped text is reported), else only tag candidates
+      const s = this.nextCandidate(w, from, this.toolTags, e.ended)
+      if (s === n) {
+        if (diag !== null) diag.ignored(w, from, n, base)
+        return ~n
       }
       if (diag !== null) diag.ignored(w, from, s, base)
       const end = this.tagEnd(w, s, this.toolTags, e.ended)
