@@ -17,6 +17,10 @@
 //     openings (the body was searched from its start at each: 5000 openings after 1 MB, 7.4 s);
 //  8. diagnostics flood: `<a_b>` repeated, robust profile (13.2 M diagnostics, 2 GB RSS at 63 MB);
 //     now capped by maxDiagnostics (default 1000), so the count is printed too.
+// 16. the scanners of issue 16, each on the input that hurts it most: the tag regexes (a name
+//     without its '>' at every '<', runs of blanks around names for the lenient form), the cut
+//     candidate at each window's end, the search by name of a lenient closing tag (a value full
+//     of the name and of '/'), and the fence scanner's look-back from a backtick over spaces.
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -26,7 +30,7 @@ import { cpus, loadavg } from 'node:os'
 import { isDeepStrictEqual } from 'node:util'
 import { parseAssistantMessage, parseWithDiagnostics } from '../dist/index.js'
 import { DiffSession } from '../dist/streams/session.js'
-import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, verdict } from './gen.mjs'
+import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, proseDenseMessage, verdict } from './gen.mjs'
 
 const counter = () => { let n = 0; return () => `c${++n}` }
 
@@ -107,9 +111,41 @@ const CASES = [
     item: '8', label: 'same, 64-byte chunks', opts: { profile: 'robust' }, sizes: [1 * MB, 4 * MB],
     make: (n) => { const t = fill('<a_b>', n); return [t, chunk(t, 64)] },
   },
+  {
+    item: '16', label: 'cline, one-shot: `<read_file` without its `>` repeated (the text regex tries every name at every `<`)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<read_file', n), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: inside a tool, `<pat` repeated (the tool regex)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<read_file>' + '<pat'.repeat(Math.round(n / 4))), null],
+  },
+  {
+    item: '16', label: 'cline, 16-byte chunks: prose-dense text (a cut candidate at every window end)', opts: {}, sizes: [256 * KB, 1 * MB],
+    make: (n) => { const t = proseDenseMessage(n); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: "lenientTags, one-shot: '<', 60 blanks, `read_file`, 60 blanks, `x` (the lenient regex's blank runs)", opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<' + ' '.repeat(60) + 'read_file' + ' '.repeat(60) + 'x', n), null],
+  },
+  {
+    item: '16', label: 'same, codeFences + lenientTags (the fence scanner\'s candidates)', opts: { codeFences: true, lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<' + ' '.repeat(60) + 'read_file' + ' '.repeat(60) + 'x', n), null],
+  },
+  {
+    item: '16', label: 'lenientTags, one-shot: a value full of `< / content x` and `content` (the search by name)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + '< / content x content  /content'.repeat(Math.round(n / 31)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'codeFences, one-shot: lines of three spaces and a backtick (the look-back from a backtick)', opts: { codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('\n   `x <read_file>', n), null],
+  },
+  {
+    item: '16', label: 'same, robust profile, 16-byte chunks', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
+    make: (n) => { const t = fill('\n   `x <read_file>', n); return [t, chunk(t, 16)] },
+  },
 ]
 
-console.log('## linearity.bench — the hardening cases of issue 11 at n and 4n\n')
+console.log('## linearity.bench — the hardening cases of issue 11 and the scanners of issue 16 at n and 4n\n')
 console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
 
 const rows = []
