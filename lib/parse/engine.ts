@@ -230,8 +230,9 @@ export class Engine {
    * `named`: only if it already has a character of a name.
    */
   cutTag(raw: string, tags: TagSet, named: boolean): boolean {
+    // `named` comes only from endDiagnostics, and diagnostics always have a reader
     if (this.reader !== null) return this.reader.cut(raw, tags, named)
-    return (!named || raw.length > 0) && tags.prefixes.has(raw)
+    return tags.prefixes.has(raw)
   }
 
   /**

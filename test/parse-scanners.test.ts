@@ -1,0 +1,104 @@
+// The scanners of issue 16, each against the rule it must keep: the tag regexes (text and tool
+// mode jump from tag to tag), the lenient closing tag found by its name in a long value, the
+// fence scanner's look-back from a backtick instead of a stop at every newline, and a cut tag
+// looked for only at the window's end. Each checks a one-shot parse (long windows: the fast
+// paths) against streams in small chunks (short windows: the per-'<' paths) and against the rule.
+import t from 'tap'
+import fc from 'fast-check'
+import { parseAssistantMessage, defineDialect, type Block } from '../lib/index.js'
+import { Engine } from '../lib/parse/engine.js'
+import { resolveOptions } from '../lib/parse/options.js'
+import { DiffSession } from '../lib/streams/session.js'
+import { strip, counter, fixedChunks } from './helpers/arb.js'
+
+const whole = (s: string, o: object): unknown[] => strip(parseAssistantMessage(s, { idGenerator: counter(), ...o }))
+
+/** The blocks after streaming the chunks and ending. */
+function streamed(chunks: string[], o: object): unknown[] {
+  let blocks: Block[] = []
+  const s = new DiffSession({ idGenerator: counter(), emit: 'snapshots', ...o }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
+  for (const c of chunks) s.push(c)
+  s.end()
+  return strip(blocks)
+}
+
+const text = (content: string, partial = false) => ({ type: 'text', content, partial })
+const tool = (name: string, params: Record<string, string>, partial = false) => ({ type: 'tool_use', name, params, partial })
+
+t.test('lenientTags: a closing tag in a long value is found by its name, blanks and all', async (t) => {
+  // fragments that hold the name without forming its closing tag: the name alone, after a slash
+  // with no '<', after '<' with no slash, or a closing tag of another name
+  const noise = ['path', 'x/path', '/ path', '< path', '< /pat h', '</ paths', '</ pat', 'the path ', '</content>', '\t', ' ', '<', '/', '>', 'a']
+  const closes = ['</path>', '</ path >', '<\t/path\t>', '< / path>', '</path  >']
+  // the rule, written as a regex: the first `<`, blanks, `/`, blanks, the name, blanks, `>`
+  const rule = /<[ \t]*\/[ \t]*path[ \t]*>/
+  fc.assert(fc.property(fc.array(fc.constantFrom(...noise), { minLength: 40, maxLength: 120 }), fc.constantFrom(...closes), (parts, close) => {
+    const rest = parts.join('') + close
+    const m = rule.exec(rest)!
+    const msg = `<read_file>\n<path>${rest}\n</read_file> after`
+    const want = [tool('read_file', { path: rest.slice(0, m.index).trim() }), text('after')]
+    const o = { lenientTags: true }
+    t.same(whole(msg, { ...o, final: true }), want)
+    t.same(streamed(fixedChunks(msg, 7), o), want)
+  }), { numRuns: 150 })
+  // the first closing tag wins, whatever the form of the later ones
+  const long = 'x'.repeat(300)
+  for (const later of ['</path>', '</ path >']) {
+    t.same(whole(`<read_file><path>${long}</ path > y ${later}</read_file>`, { lenientTags: true }), [tool('read_file', { path: long })], later)
+  }
+})
+
+t.test('a dialect without tools has no tags: `<>` is text', async (t) => {
+  const dialect = defineDialect({ tools: [], params: [] })
+  for (const o of [{}, { lenientTags: true }, { profile: 'robust' as const }]) {
+    t.same(whole('a <> <read_file> < > b', { dialect, ...o, final: true }), [text('a <> <read_file> < > b')], JSON.stringify(o))
+  }
+})
+
+t.test('codeFences: a fence opens after up to three spaces at a line start, found by looking back from the backtick', async (t) => {
+  const call = '<read_file><path>a</path></read_file>'
+  for (const [lead, fenced] of [['', true], [' ', true], ['   ', true], ['    ', false], ['x ', false], ['\t', false]] as const) {
+    // an unclosed fence runs to the end of the text; three backticks that open none are a code
+    // span that the line's end makes literal
+    const msg = `See:\n${lead}\`\`\`\n${call}\nok`
+    const got = whole(msg, { codeFences: true, final: true }) as Array<{ type: string }>
+    t.equal(got.filter((b) => b.type === 'tool_use').length, fenced ? 0 : 1, JSON.stringify(lead))
+    for (const size of [1, 2, 3, 5]) t.same(streamed(fixedChunks(msg, size), { codeFences: true }), got, `${JSON.stringify(lead)}, ${size}-byte chunks`)
+  }
+  // prose with many newlines and no backtick: the scanner does not stop at them, and a window
+  // ending at a line start with spaces still waits for what follows them
+  const prose = 'line\n'.repeat(200) + '  '
+  for (const tail of ['```\n' + call, 'text ' + call]) {
+    const msg = prose + tail
+    const want = whole(msg, { codeFences: true, final: true })
+    t.same(streamed([prose, tail], { codeFences: true }), want, JSON.stringify(tail))
+  }
+})
+
+t.test('codeFences without diagnostics stops only at tag candidates; with them at every "<"', async (t) => {
+  // both must find the same tags: prose '<'s, a lenient tag, a tag cut at the window end
+  const parts = ['a<b', '<div>', '< read_file >', '<read_file>', '</read_file>', '<path>p</path>', '`x`', '\n', ' ', '<read_fi']
+  fc.assert(fc.property(fc.array(fc.constantFrom(...parts), { maxLength: 40 }), fc.integer({ min: 1, max: 9 }), (a, size) => {
+    const msg = a.join('')
+    for (const o of [{ codeFences: true, lenientTags: true }, { profile: 'robust' as const }]) {
+      const want = whole(msg, { ...o, final: true })
+      t.same(streamed(fixedChunks(msg, size), o), want)
+      t.same(whole(msg, { ...o, final: true, diagnostics: !('diagnostics' in o) }), want)
+    }
+  }), { numRuns: 100 })
+})
+
+t.test('an engine fed after its end carries nothing: no tag can be cut any more', async (t) => {
+  for (const o of [{}, { profile: 'robust' as const }, { codeFences: true, lenientTags: true }]) {
+    const e = new Engine(resolveOptions({ idGenerator: counter(), ...o }))
+    e.end()
+    e.feed('Hello <read_fi')
+    t.equal((e as unknown as { carry: string }).carry, '', JSON.stringify(o))
+    t.same(strip(e.blocks(true)), [text('Hello <read_fi')], JSON.stringify(o))
+    const f = new Engine(resolveOptions({ idGenerator: counter(), ...o }))
+    f.feed('<read_file>')
+    f.end()
+    f.feed('<pat')
+    t.equal((f as unknown as { carry: string }).carry, '', `tool mode, ${JSON.stringify(o)}`)
+  }
+})
