@@ -4,14 +4,16 @@
  * the whole text once) and the BlockParser (feed each chunk as it comes): it never re-reads text
  * it has decided, so streaming costs O(new text) per chunk.
  *
- * Tags are found by jumping between `<` positions and reading at most one tag's length past each;
- * the name between the brackets is looked up in a set. A candidate cut by the end of the input is
- * kept aside (`carry`) and read again with the next chunk. Completed blocks are frozen and never
- * touched again (SPEC 3.8); the one open block is rendered on demand (`render.ts`).
+ * Text and tool mode jump from tag to tag with one search of the dialect's tag regex (tags.ts);
+ * param mode searches for the whole closing tag. A tag cut by the end of the input can only start
+ * among the window's last characters: it is kept aside (`carry`) and read again with the next
+ * chunk. Completed blocks are frozen and never touched again (SPEC 3.8); the one open block is
+ * rendered on demand (`render.ts`).
  *
- * The robust options are stages beside it, entered only when their option is on: `fences.ts`
- * (codeFences) replaces the text scanner, `lenient.ts` (lenientTags) reads tag names and closing
- * tags, `diagnostics.ts` collects diagnostics, `greedy-body.ts` keeps a greedy tool's body.
+ * The robust options are stages beside it, entered only when their option is on: `tag-reader.ts`
+ * (text and tool mode with lenientTags or diagnostics), `fences.ts` (codeFences: text mode),
+ * `lenient.ts` (lenient names and closing tags), `diagnostics.ts`, and `greedy-body.ts` (what a
+ * greedy tool keeps of its body, and the greedy views).
  * @internal
  * @module
  */
