@@ -5,7 +5,7 @@
 // paths) against streams in small chunks (short windows: the per-'<' paths) and against the rule.
 import t from 'tap'
 import fc from 'fast-check'
-import { parseAssistantMessage, defineDialect, type Block } from '../lib/index.js'
+import { parseAssistantMessage, parseWithDiagnostics, defineDialect, type Block } from '../lib/index.js'
 import { Engine } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
 import { DiffSession } from '../lib/streams/session.js'
@@ -33,14 +33,18 @@ t.test('lenientTags: a closing tag in a long value is found by its name, blanks 
   // the rule, written as a regex: the first `<`, blanks, `/`, blanks, the name, blanks, `>`
   const rule = /<[ \t]*\/[ \t]*path[ \t]*>/
   fc.assert(fc.property(fc.array(fc.constantFrom(...noise), { minLength: 40, maxLength: 120 }), fc.constantFrom(...closes), (parts, close) => {
-    const rest = parts.join('') + close
+    // the noise can form tags (a closing tag, or a lenient opening tag after it that would start
+    // the param again): the value is what comes before the first closing tag
+    const noisy = parts.join('')
+    const first = rule.exec(noisy)
+    const rest = (first === null ? noisy : noisy.slice(0, first.index)) + close
     const m = rule.exec(rest)!
     const msg = `<read_file>\n<path>${rest}\n</read_file> after`
     const want = [tool('read_file', { path: rest.slice(0, m.index).trim() }), text('after')]
     const o = { lenientTags: true }
     t.same(whole(msg, { ...o, final: true }), want)
     t.same(streamed(fixedChunks(msg, 7), o), want)
-  }), { numRuns: 150 })
+  }), { numRuns: 400 })
   // the first closing tag wins, whatever the form of the later ones
   const long = 'x'.repeat(300)
   for (const later of ['</path>', '</ path >']) {
@@ -83,7 +87,8 @@ t.test('codeFences without diagnostics stops only at tag candidates; with them a
     for (const o of [{ codeFences: true, lenientTags: true }, { profile: 'robust' as const }]) {
       const want = whole(msg, { ...o, final: true })
       t.same(streamed(fixedChunks(msg, size), o), want)
-      t.same(whole(msg, { ...o, final: true, diagnostics: !('diagnostics' in o) }), want)
+      // parseWithDiagnostics runs the per-'<' path (every '<' may be an unknown tool's)
+      t.same(strip(parseWithDiagnostics(msg, { idGenerator: counter(), ...o, final: true }).blocks), want)
     }
   }), { numRuns: 100 })
 })
