@@ -59,6 +59,18 @@ t.test('a dialect without tools has no tags: `<>` is text', async (t) => {
   }
 })
 
+t.test('names with regex metacharacters are matched as written by the tag regexes', async (t) => {
+  const dialect = defineDialect({ tools: ['a.b+c', 't(x)|y', 'é😀'], params: ['p$', 'q^', '😀'] })
+  const msg = 'x <a.b+c><p$>1</p$></a.b+c> <aXb+c> <t(x)|y><q^>2</q^></t(x)|y> <t> <é😀><😀>3</😀></é😀>'
+  const want = [text('x'), tool('a.b+c', { p$: '1' }), text('<aXb+c>'), tool('t(x)|y', { 'q^': '2' }), text('<t>'), tool('é😀', { '😀': '3' })]
+  for (const o of [{}, { lenientTags: true }, { profile: 'robust' as const }]) {
+    t.same(whole(msg, { dialect, ...o, final: true }), want, JSON.stringify(o))
+    t.same(streamed(fixedChunks(msg, 3), { dialect, ...o }), want, `${JSON.stringify(o)}, 3-byte chunks`)
+  }
+  // the lenient form too
+  t.same(whole('< a.b+c >< p$ >5</ p$ ></ a.b+c >', { dialect, lenientTags: true }), [tool('a.b+c', { p$: '5' })])
+})
+
 t.test('codeFences: a fence opens after up to three spaces at a line start, found by looking back from the backtick', async (t) => {
   const call = '<read_file><path>a</path></read_file>'
   for (const [lead, fenced] of [['', true], [' ', true], ['   ', true], ['    ', false], ['x ', false], ['\t', false]] as const) {
