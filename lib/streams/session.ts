@@ -78,6 +78,25 @@ function utf8Length(s: string): number {
  * @group Streams
  */
 export class DiffSession {
+  /**
+   * A session kept for the life of the process, so that a garbage collection between two
+   * messages does not throw away the parser's optimised code. V8 drops a function's optimised
+   * code when an object map it was specialised on dies, and the maps of a class's instances
+   * (DiffSession, Engine, Field, Rope ...) die with its last instance: when no stream was open
+   * at a full collection, the next stream ran its first chunks unoptimised while everything was
+   * compiled again. One small session that has parsed a message with each kind of block keeps
+   * those maps alive, for a few kilobytes. (A static field, not a module constant: V8 does not
+   * keep a module's top-level constant that no function refers to.)
+   */
+  static readonly #keeper: DiffSession = DiffSession.#warm()
+
+  static #warm(): DiffSession {
+    const s = new DiffSession({}, { record() {}, diagnostic() {} })
+    s.push('Kept <a> alive.\n\n<read_file>\n<path>a.ts</path>\n</read_file>\n\n<write_to_file>\n<path>b.ts</path>\n<content>\nx < y\n</content>\n</write_to_file>\n\n<execute_command>\n<command>ls</command>\n<requires_approval>false</requires_approval>\n</execute_command>\nDone')
+    s.end()
+    return s
+  }
+
   private readonly o: ResolvedOptions
   private readonly full: boolean
   private readonly snapshots: boolean
@@ -337,3 +356,4 @@ export class DiffSession {
     return this.seenOpen
   }
 }
+
