@@ -225,10 +225,13 @@ export class DiffSession {
   push(chunk: unknown): void {
     let text: string
     if (typeof chunk === 'string') {
-      // bytes of a character left unfinished by a Buffer chunk become U+FFFD
-      const pending = this.sawBytes ? this.decoder.decode() : ''
-      this.sawBytes = false
-      text = pending.length > 0 ? pending + chunk : chunk
+      text = chunk
+      if (this.sawBytes) {
+        // bytes of a character left unfinished by a Buffer chunk become U+FFFD
+        const pending = this.decoder.decode()
+        this.sawBytes = false
+        if (pending.length > 0) text = pending + chunk
+      }
     } else if (chunk instanceof Uint8Array) {
       text = this.decoder.decode(chunk, { stream: true })
       this.sawBytes = true
@@ -302,10 +305,17 @@ export class DiffSession {
     // what the open string gained since the consumer saw it, if it is the same string and grew
     let appended: string | null = null
     if (f !== null) {
-      const delta = f.field.take()
-      if (f.field === this.seenField && f.path === this.seenPath) {
-        const grown = delta.length > 0 ? delta + f.ext : f.ext
-        if (grown.startsWith(this.seenExt)) appended = grown.length === this.seenExt.length ? '' : grown.slice(this.seenExt.length)
+      const field = f.field
+      const delta = field.take()
+      if (field === this.seenField && f.path === this.seenPath) {
+        const ext = f.ext
+        const seen = this.seenExt
+        // the usual chunk: nothing held back before or after, so the gain is the delta itself
+        if (seen.length === 0) appended = ext.length === 0 ? delta : delta + ext
+        else {
+          const grown = delta.length > 0 ? delta + ext : ext
+          if (grown.startsWith(seen)) appended = grown.length === seen.length ? '' : grown.slice(seen.length)
+        }
       }
     }
     if (appended !== null && !final && e.shape === this.seenShape) {
@@ -313,7 +323,8 @@ export class DiffSession {
       this.seenCore = f!.field.coreLength
       if (appended.length === 0) return
       this.stale = true
-      this.send({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
+      this.changed++
+      if (!this.snapshots) this.out.record({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
       return
     }
     const hint: AppendHint | undefined = appended === null ? undefined : { index: this.seenDone, path: f!.path, text: appended }
