@@ -85,7 +85,7 @@ export class DiffSession {
    * (DiffSession, Engine, Field, Rope ...) die with its last instance: when no stream was open
    * at a full collection, the next stream ran its first chunks unoptimised while everything was
    * compiled again. One small session that has parsed a message with each kind of block keeps
-   * those maps alive, for a few kilobytes. (A static field, not a module constant: V8 does not
+   * those maps alive, for about 13 KB of heap. (A static field, not a module constant: V8 does not
    * keep a module's top-level constant that no function refers to.)
    */
   static readonly #keeper: DiffSession = DiffSession.#warm()
@@ -310,7 +310,8 @@ export class DiffSession {
       if (field === this.seenField && f.path === this.seenPath) {
         const ext = f.ext
         const seen = this.seenExt
-        // the usual chunk: nothing held back before or after, so the gain is the delta itself
+        // the usual chunk: nothing was held back at the last diff, so the gain is the delta and
+        // what is held back now (startsWith('') and slice(0) on their sum, without the calls)
         if (seen.length === 0) appended = ext.length === 0 ? delta : delta + ext
         else {
           const grown = delta.length > 0 ? delta + ext : ext
@@ -367,4 +368,3 @@ export class DiffSession {
     return this.seenOpen
   }
 }
-
