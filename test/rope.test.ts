@@ -49,6 +49,57 @@ t.test('a long value read after every push, across many batches', (t) => {
   t.end()
 })
 
+t.test('long values: pieces of 1 to 6000 characters (and 200k at once), reads and resets (property)', (t) => {
+  // the scale sets how long a batch of 128 pieces is (from ~25k characters to ~770k)
+  const ops = fc.integer({ min: 0, max: 2 }).chain((k) => {
+    const max = [400, 2000, 6000][k]!
+    const piece = fc.oneof(
+      { weight: 60, arbitrary: fc.integer({ min: 1, max }).map((n) => 'abcdefgh'.repeat(Math.ceil(n / 8)).slice(0, n)) },
+      { weight: 1, arbitrary: fc.constant('x'.repeat(200_000)) },
+      { weight: 1, arbitrary: fc.constant('é😀') },
+    )
+    const op = fc.oneof(
+      { weight: 60, arbitrary: piece.map((p) => ({ push: p })) },
+      { weight: 2, arbitrary: fc.constant({ read: true }) },
+      { weight: 1, arbitrary: fc.constant({ reset: 'r' }) },
+    )
+    return fc.array(op, { minLength: 500, maxLength: 2500 })
+  })
+  fc.assert(fc.property(ops, (list) => {
+    const g = new Rope()
+    let want = ''
+    for (const o of list) {
+      if ('push' in o) {
+        g.push(o.push)
+        want += o.push
+      } else if ('reset' in o) {
+        g.reset(o.reset)
+        want = o.reset
+      } else if (g.value !== want) return false
+      if (g.length !== want.length) return false
+    }
+    return g.value === want
+  }), { numRuns: 30 })
+  t.end()
+})
+
+t.test('a value read along 40 000 pushes of 16 characters (312 batches) stays equal', (t) => {
+  const g = new Rope('start ')
+  let want = 'start '
+  let bad = 0
+  for (let i = 0; i < 40_000; i++) {
+    const piece = `p${String(i).padStart(6, '0')} 89abcdef`.slice(0, 16)
+    g.push(piece)
+    want += piece
+    // reading every time would make this test quadratic in the comparison, not in the Rope
+    if (i % 997 === 0 && g.value !== want) bad++
+  }
+  t.equal(bad, 0, 'the reads equal the concatenation')
+  t.equal(g.value, want)
+  t.equal(g.length, want.length)
+  t.end()
+})
+
 t.test('TextCleaner equals cleanDisplayText after every append, on long texts (property)', (t) => {
   const piece = fc.oneof(
     fc.constantFrom('<thinking>', '</thinking>', '<think>', '\n</think>', '<function_calls>', '<', '</', '<read_fi', '1 < 2', '```xml'),

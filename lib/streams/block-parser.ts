@@ -63,6 +63,13 @@ export type EmitOption<R extends DiffRecord | Block[]> = [R] extends [Block[]]
  * @group Streams
  */
 export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Transform {
+  /**
+   * One parser kept for the life of the process, for the reason given at DiffSession's keeper:
+   * the maps of a BlockParser and of its stream states die with the last parser, and with them
+   * the optimised code of Node's stream functions as they run on a parser.
+   */
+  static readonly #keeper: BlockParser = new BlockParser()
+
   private readonly session: DiffSession
   /** A write callback held while the readable side is full; `_read` releases it. */
   private waiting: ((error?: Error | null) => void) | null = null
