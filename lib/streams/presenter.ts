@@ -1,135 +1,25 @@
 /**
- * Presenter: a Writable that consumes block diffs, shows text and runs tool calls one at a time
- * (SPEC 7). The write callback fires only once a diff has been presented, so a tool waiting for a
- * person's approval holds back the whole pipeline.
+ * Presenter: the Writable that wires the presentation's parts (snapshot, display, cadence, tool
+ * runner) to a stream of block diffs, and owns the cursor, backpressure, the serial task queue
+ * and the drain after an interrupt (SPEC 7).
  * @module
  */
 import { Writable, type Readable } from 'node:stream'
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect, type Dialect } from '../dialect.js'
-import { diffBlocks, fieldAt } from '../diff/diff.js'
-import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyChecked, cloneBlock } from '../present/snapshot.js'
-import { checkDiff, checkSnapshot, invalidDiff, setParam } from '../diff/validate.js'
-import { Rope } from '../parse/rope.js'
+import { diffBlocks } from '../diff/diff.js'
+import { checkSnapshot, invalidDiff } from '../diff/validate.js'
+import { Cadence } from '../present/cadence.js'
+import { Display, type SayMessage } from '../present/display.js'
+import { isThenable, type Maybe } from '../present/maybe.js'
+import { Snapshot } from '../present/snapshot.js'
+import { ToolRunner, type AttemptEnd, type InterruptInfo, type ToolContext, type ToolOutcome, type ToolResult } from '../present/tools.js'
 import { BlockParser } from './block-parser.js'
 
-/**
- * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
- * is the block's whole display text so far, not a delta.
- * @example
- * ```ts
- * const m: SayMessage = { type: 'text', content: 'I will read the file', partial: true }
- * ```
- * @group Presenter
- */
-export interface SayMessage {
-  /** Which kind of block this shows. */
-  type: 'text' | 'reasoning'
-  /** The whole display text of the block (cleaned, for text blocks with `cleanText`). */
-  content: string
-  /** `true` while the block may still grow; the last update of a block has `false`. */
-  partial: boolean
-}
-
-/**
- * What an executor returns: the tool's output for the model, and whether the person refused it.
- * @example
- * ```ts
- * const denied: ToolOutcome = { content: 'The user denied this operation.', rejected: true }
- * ```
- * @group Presenter
- */
-export interface ToolOutcome {
-  /** The tool's result, as the model should read it. */
-  content: string
-  /** The person refused the call: later tools are skipped and later text is not shown. */
-  rejected?: boolean
-}
-
-/**
- * Second argument of `executeTool`.
- * @example
- * ```ts
- * const exec = async (block: ToolUseBlock, { signal }: ToolContext) => (await fetch(block.params.url!, { signal })).text()
- * ```
- * @group Presenter
- */
-export interface ToolContext {
-  /**
-   * Aborted when the presentation is aborted (the `signal` option) or the presenter is destroyed
-   * while the tool runs; a long tool should stop then.
-   */
-  signal: AbortSignal
-}
-
-/**
- * Status of a tool result:
- * - `ok`: the executor returned;
- * - `error`: it threw, the call was cut off, or the checkpoint failed;
- * - `rejected`: the executor returned `rejected: true`;
- * - `skipped`: not run, because a tool was already used or a previous one was rejected.
- * @group Presenter
- */
-export type ToolStatus = 'ok' | 'error' | 'rejected' | 'skipped'
-
-/**
- * One tool call's result, in message order, ready to be sent back to the model.
- * @example
- * ```ts
- * const r: ToolResult = { call_id: 'V1StGXR8', name: 'read_file', content: 'export {}', status: 'ok' }
- * ```
- * @group Presenter
- */
-export interface ToolResult {
-  /** The block's `call_id`. */
-  call_id: string
-  /** The tool's name. */
-  name: string
-  /** The executor's output, the error message, or why the tool was not run. */
-  content: string
-  /** See {@link ToolStatus}. */
-  status: ToolStatus
-  /**
-   * `true` on the real outcome of a tool that was running when the presentation was aborted
-   * (the `signal` option, or `destroy()`) and settled afterwards. At the abort the tool's result
-   * is an `error` saying so; when the executor settles, that entry of `results` is replaced by
-   * what it returned or threw (its real status and content, with `afterAbort: true`) and a
-   * `result` event reports it, after `close` if need be: the tool's side effects happened even
-   * though the model's turn was cut short, and the next turn should say so. A tool that never
-   * settles keeps the `error` result.
-   */
-  afterAbort?: true
-}
-
-/**
- * Payload of the `interrupt` event.
- * @example
- * ```ts
- * presenter.on('interrupt', ({ reason, note }) => { assistantText += '\n\n' + note })
- * ```
- * @group Presenter
- */
-export interface InterruptInfo {
-  /** `tool-used`: one tool per message (`parallelToolCalls: false`); `rejected`: the person refused a tool. */
-  reason: 'rejected' | 'tool-used'
-  /**
-   * A sentence for the model, to append to the assistant message that was cut short, so that its
-   * next turn knows why its message ended early. See {@link INTERRUPT_NOTES}.
-   */
-  note: string
-}
-
-/**
- * The `note` of each interrupt reason. Bracketed, like the original's notes, so that it reads as
- * a remark of the system rather than words of the model when appended to the assistant message.
- * @group Presenter
- */
-export const INTERRUPT_NOTES: Readonly<Record<InterruptInfo['reason'], string>> = Object.freeze({
-  'tool-used': '[Response interrupted by a tool use result. Only one tool may be used per message, and it should come at the end of the message; the rest of this message was not read.]',
-  rejected: '[Response interrupted: the user rejected a tool call, so the rest of this message was discarded and no later tool was run.]',
-})
+export type { SayMessage } from '../present/display.js'
+export { INTERRUPT_NOTES } from '../present/tools.js'
+export type { InterruptInfo, ToolContext, ToolOutcome, ToolResult, ToolStatus } from '../present/tools.js'
 
 /**
  * Options of {@link Presenter}. Only `executeTool` is required.
@@ -252,29 +142,12 @@ function abortError(cause: unknown): Error {
   return err
 }
 
-function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message
-  return String(err)
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function'
-}
-
-/** A private copy for a hook: the snapshot's partial blocks are updated in place. */
-function copyTool(b: ToolUseBlock): ToolUseBlock {
-  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params: { ...b.params }, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
-  if (b.truncated === true) c.truncated = true
-  return c
-}
-
 type Callback = (err?: Error | null) => void
 const WRITE = 0
 const WRITEV = 1
 const END = 2
 const TIMER = 3
 type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
-type Maybe = Promise<void> | undefined
 
 /**
  * A Writable in object mode that consumes the diffs of a {@link BlockParser} (SPEC 7): it keeps
@@ -340,52 +213,22 @@ type Maybe = Promise<void> | undefined
  * console.log(presenter.results)
  * ```
  * @group Presenter
- */
-export class Presenter extends Writable {
-  private readonly executeTool: PresenterOptions['executeTool']
-  private readonly sayHook: PresenterOptions['say']
-  private readonly onToolPartial: PresenterOptions['onToolPartial']
-  private readonly parallel: boolean
-  private readonly readOnly: ReadonlySet<string>
-  private readonly cleanText: boolean
-  private readonly cadenceMs: number
+ */export class Presenter extends Writable {
   private readonly signal: AbortSignal | undefined
   private readonly onAbort: (() => void) | undefined
-  /** settles to `undefined` (resolved) or `{ error }`, never rejects */
-  private checkpoint: Promise<{ error: unknown } | undefined> | undefined
 
-  private snap: Block[] = []
+  /** The current message's blocks (the parts read them; only `take` changes them). */
+  private readonly snap: Snapshot = new Snapshot()
+  private readonly cadence: Cadence
+  private readonly display: Display
+  private readonly tools: ToolRunner
+  /** The cursor: index of the block being presented; every block before it is handled. */
   private index = 0
-  /** message-level state */
+  /** A stream of several messages (a `message` record was seen): an interrupt ends only its message. */
   private marked = false
-  private stopped: InterruptInfo | null = null
-  /** The tool blocks of the stopped message that have their `skipped` result: index and call_id. */
-  private readonly skipped = new Set<string>()
-  /** cursor-block display state */
-  private dirty = true
-  private shownAny = false
-  /** The growing field of the open block (the last one): its value, block and diff path. */
-  private readonly open = new Rope()
-  private openBlock: Block | null = null
-  private openPath = ''
-  /** The param name of an open tool field, cut from its path once (a sliced key per write is slow). */
-  private openKey = ''
-  /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
-  private openStale = false
-  private shownHeadKind = -1
-  private shownHeadVersion = -1
-  private shownTail = ''
-  private shownText = ''
-  private lastUpdateAt = 0
-  private readonly cleaner = new TextCleaner()
 
-  private readonly done: ToolResult[] = []
-  private interruptInfo: InterruptInfo | null = null
   private tearDown = false
   private readyEmitted = false
-  /** The tool in flight; `slot` is the index of its placeholder result once an abort recorded one. */
-  private running: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
-  private timer: NodeJS.Timeout | undefined
   /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
   private upstream: Readable | null = null
   /** After an interrupt: the diffs produced before it are still read, for their `skipped` results. */
@@ -396,6 +239,11 @@ export class Presenter extends Writable {
   private inflight = 0
   private busy = false
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
+  /** An attempt at the cursor's tool is over: the cursor moves on, and the message may stop. */
+  private readonly toolDone = (end: AttemptEnd): void => {
+    this.moveOn()
+    if (end !== null) this.interrupt(end)
+  }
 
   /** @param options - see {@link PresenterOptions} */
   constructor(options: PresenterOptions) {
@@ -419,17 +267,17 @@ export class Presenter extends Writable {
       throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option checkpoint must be a promise', { option: 'checkpoint' })
     }
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 })
-    this.executeTool = options.executeTool
-    this.sayHook = options.say
-    this.onToolPartial = options.onToolPartial
-    this.parallel = options.parallelToolCalls ?? false
-    this.readOnly = new Set(readOnly)
-    this.cleanText = options.cleanText ?? true
-    this.cadenceMs = cadenceMs
-    if (options.checkpoint !== undefined) {
-      // handled now, so a checkpoint that fails before any tool needs it is not an unhandled rejection
-      this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
-    }
+    this.cadence = new Cadence(cadenceMs, () => {
+      if (this.destroyed) return
+      this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
+    })
+    this.display = new Display(this.snap, this.cadence, { say: options.say, onToolPartial: options.onToolPartial, cleanText: options.cleanText ?? true }, this)
+    this.tools = new ToolRunner({
+      executeTool: options.executeTool,
+      parallel: options.parallelToolCalls ?? false,
+      readOnly: new Set(readOnly),
+      checkpoint: options.checkpoint,
+    }, this)
     this.on('pipe', (src: Readable) => { this.upstream = src })
     this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
@@ -443,13 +291,12 @@ export class Presenter extends Writable {
 
   /** Tool results so far, in message order (a copy). Still readable after an error or abort. */
   get results(): ToolResult[] {
-    return this.done.slice()
+    return this.tools.results.slice()
   }
 
   /** The current message's blocks, as the diffs so far add up to (copies). */
   get blocks(): Block[] {
-    this.sync()
-    return this.snap.map(cloneBlock)
+    return this.snap.copy()
   }
 
   /** Index of the block being presented: every block before it is complete and handled. */
@@ -459,7 +306,7 @@ export class Presenter extends Writable {
 
   /** The interrupt that happened, if any (the last one, in a stream of several messages). */
   get interrupted(): InterruptInfo | null {
-    return this.interruptInfo
+    return this.tools.last
   }
 
   // ---- Writable ----------------------------------------------------------------------------
@@ -486,17 +333,9 @@ export class Presenter extends Writable {
 
   /** @internal */
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    this.cadence.cancel()
     if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
-    const running = this.running
-    if (running !== null) {
-      this.running = null
-      const reason = this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined))
-      running.slot = this.done.length
-      this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
-      running.controller.abort(reason)
-    }
+    this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
     callback(err)
   }
 
@@ -516,8 +355,9 @@ export class Presenter extends Writable {
     try {
       // no closure per write: this runs once per diff
       this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
+      const stopped = this.tools.stopped !== null && !this.marked
       if (kind === WRITE) {
-        const op = this.stopped !== null && !this.marked ? 'stopped' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
+        const op = stopped ? 'stopped' : arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
           this.take(arg as BlockDiff)
@@ -525,7 +365,7 @@ export class Presenter extends Writable {
         } else {
           p = this.ingest([arg], 0)
         }
-      } else if (kind === WRITEV) p = this.stopped !== null && !this.marked ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
+      } else if (kind === WRITEV) p = stopped ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
       else if (kind === END) p = this.endInput()
       else p = this.advance()
     } catch (err) {
@@ -551,7 +391,7 @@ export class Presenter extends Writable {
       done(err instanceof Error ? err : new Error(String(err)))
     } else if (this.tearDown) {
       this.tearDown = false
-      this.destroy(new InterruptError(this.interruptInfo!))
+      this.destroy(new InterruptError(this.tools.last!))
     } else {
       done()
     }
@@ -562,12 +402,11 @@ export class Presenter extends Writable {
 
   private ingest(records: readonly unknown[], from: number): Maybe {
     for (let i = from; i < records.length; i++) {
-      if (this.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
+      if (this.tools.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
         checkSnapshot(r)
-        this.sync()
-        for (const d of diffBlocks(this.snap, r)) this.take(d)
+        for (const d of diffBlocks(this.snap.blocks, r)) this.take(d)
         continue
       }
       if (r === null || typeof r !== 'object') {
@@ -597,94 +436,47 @@ export class Presenter extends Writable {
     return this.advance()
   }
 
-  /** Applies one diff, keeping the cursor block's display state in step. */
+  /** Applies one diff to the snapshot, keeping the cursor block's display in step. */
   private take(d: BlockDiff): void {
     const cursor = this.index
-    // the common case, growth of the last block's field, without the generic path's copies and
-    // checks: the first append to a field opens it, the next ones only add a piece
-    if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
-      const b = this.snap[d.index]!
-      let open = b === this.openBlock && d.path === this.openPath
-      if (!open) {
-        const v = fieldAt(b, d.path)
-        if (v !== undefined) {
-          this.openField(b, d.path, v)
-          open = true
-        }
-      }
-      if (open) {
-        this.open.push(d.text)
-        this.openStale = true
-        if (d.index === cursor) {
-          this.dirty = true
-          if (b.type === 'text') this.cleaner.append(d.text)
-        }
+    const snap: Snapshot = this.snap
+    // the common case, growth of the last block's field, without the generic path's checks: a
+    // number index at the end, a string text, and `append` checks that the path names an own
+    // string field of the block (blocks never hold a param named __proto__)
+    if (d.op === 'append' && d.index === snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
+      const b = snap.live[d.index]!
+      if (snap.append(b, d.path, d.text)) {
+        if (d.index === cursor) this.display.appended(b, d.path, d.text)
         return
       }
     }
-    // records come from logs and sockets: nothing unchecked reaches the snapshot (the fast path
-    // above is its own check: a number index at the end, a string text, a path that names an
-    // own string field of the block, and blocks never hold a param named __proto__)
-    checkDiff(d, this.snap)
-    this.detach()
+    // records come from logs and sockets: nothing unchecked reaches the snapshot
+    snap.check(d)
     switch (d.op) {
       case 'truncate':
         if (d.length < cursor) this.handled(d, d.length)
-        applyChecked(this.snap, d)
-        if (d.length <= cursor) this.resetShown()
+        snap.apply(d)
+        if (d.length <= cursor) this.display.reset(snap.live[this.index])
         return
       case 'add':
-        applyChecked(this.snap, d)
-        if (d.index === cursor) this.resetShown()
+        snap.apply(d)
+        if (d.index === cursor) this.display.reset(snap.live[this.index])
         return
       case 'complete':
-        if (d.index < cursor && this.snap[d.index]?.partial === false) return // already final: nothing to do
+        if (d.index < cursor && snap.live[d.index]?.partial === false) return // already final: nothing to do
         if (d.index < cursor) this.handled(d, d.index)
-        applyChecked(this.snap, d)
-        if (d.index === cursor) this.dirty = true
+        snap.apply(d)
+        if (d.index === cursor) this.display.touched()
         return
       default:
         if (d.index < cursor) this.handled(d, d.index)
-        applyChecked(this.snap, d)
+        snap.apply(d)
         if (d.index === cursor) {
-          this.dirty = true
-          const b = this.snap[cursor]!
-          if (b.type === 'text') {
-            if (d.op === 'append' && d.path === 'content') this.cleaner.append(d.text)
-            else this.cleaner.reset(b.content)
-          }
+          const b = snap.live[cursor]!
+          if (d.op === 'append') this.display.appended(b, d.path, d.text)
+          else this.display.changed(b)
         }
     }
-  }
-
-  /**
-   * Makes `b`'s field at `path` the open one. Its appends go to a {@link Rope} and reach the
-   * block when something reads it (a hook, `blocks`, the end of the block): `+=` on the block
-   * would keep one cons string node per chunk alive, a chain that every major GC walks.
-   */
-  private openField(b: Block, path: string, value: string): void {
-    this.sync()
-    this.openBlock = b
-    this.openPath = path
-    this.openKey = b.type === 'tool_use' ? path.slice(7) : ''
-    this.open.reset(value)
-  }
-
-  /** Brings the open block's field up to date: called before anything reads the blocks. */
-  private sync(): void {
-    if (!this.openStale) return
-    this.openStale = false
-    const b = this.openBlock!
-    if (b.type === 'text') b.content = this.open.value
-    else if (b.type === 'reasoning') b.reasoning = this.open.value
-    else setParam(b.params, this.openKey, this.open.value)
-  }
-
-  /** Before a change that may touch the open field by another way than an append. */
-  private detach(): void {
-    this.sync()
-    this.openBlock = null
-    this.openPath = ''
   }
 
   /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
@@ -692,30 +484,16 @@ export class Presenter extends Writable {
     invalidDiff(d, `it changes block ${index}, which the Presenter already presented as complete`)
   }
 
-  private resetShown(): void {
-    this.dirty = true
-    this.shownAny = false
-    this.shownHeadKind = -1
-    this.shownTail = ''
-    this.shownText = ''
-    this.lastUpdateAt = 0
-    const b = this.snap[this.index]
-    if (b !== undefined && b.type === 'text') {
-      this.sync()
-      this.cleaner.reset(b.content)
-    }
-  }
-
   // ---- presentation ------------------------------------------------------------------------
 
   /** Presents from the cursor as far as the snapshot allows; a promise only if a hook went async. */
   private advance(): Maybe {
     for (;;) {
-      if (this.stopped !== null || this.destroyed) return undefined
-      const b = this.snap[this.index]
+      if (this.tools.stopped !== null || this.destroyed) return undefined
+      const b = this.snap.live[this.index]
       if (b === undefined) return undefined
-      if (b.type === 'tool_use' && !b.partial) return this.runTool(b).then(() => this.advance())
-      const p = this.show(b)
+      if (b.type === 'tool_use' && !b.partial) return this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone).then(() => this.advance())
+      const p = this.display.show(b)
       if (b.partial) return p
       if (p !== undefined) return p.then(() => this.next())
       this.moveOn()
@@ -729,156 +507,12 @@ export class Presenter extends Writable {
 
   private moveOn(): void {
     this.index++
-    this.resetShown()
+    this.display.reset(this.snap.live[this.index])
   }
 
-  /** One UI update of the cursor block, if it changed since the last one (and cadence allows). */
-  private show(b: Block): Maybe {
-    if (b.type === 'tool_use') {
-      if (!this.dirty || this.onToolPartial === undefined) return undefined
-      if (this.deferred()) return undefined
-      this.dirty = false
-      this.shownAny = true
-      if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
-      this.sync()
-      const r = this.onToolPartial(copyTool(b))
-      return isThenable(r) ? Promise.resolve(r) : undefined
-    }
-    let content: string
-    if (b.type === 'reasoning') {
-      if (!this.dirty) return undefined
-      this.sync()
-      content = b.reasoning
-    } else if (!this.cleanText) {
-      if (!this.dirty) return undefined
-      this.sync()
-      content = b.content
-    } else if (!b.partial) {
-      // the cleaner follows the cursor block's every change: no need to clean the whole text again
-      content = cutFenceOpener(this.cleaner.display())
-    } else {
-      if (!this.dirty) return undefined
-      const c = this.cleaner
-      content = c.display()
-      // the same head and tail: the same text, without comparing it; otherwise only texts of the
-      // same length need a look
-      const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
-        || content.length === this.shownText.length && content === this.shownText)
-      if (same) {
-        this.dirty = false
-        return undefined
-      }
-    }
-    if (!this.shownAny && content.length === 0) {
-      // nothing to show yet (a block that so far cleans to nothing)
-      this.dirty = false
-      return undefined
-    }
-    if (b.partial && this.deferred()) return undefined
-    this.dirty = false
-    this.shownAny = true
-    if (b.type === 'text' && b.partial && this.cleanText) {
-      const c = this.cleaner
-      this.shownHeadKind = c.headKind
-      this.shownHeadVersion = c.headVersion
-      this.shownTail = c.tailPart
-      this.shownText = content
-    }
-    if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
-    return this.say({ type: b.type, content, partial: b.partial })
-  }
-
-  /** With `cadenceMs`: is it too early for another update of this block? Then one is scheduled. */
-  private deferred(): boolean {
-    if (this.cadenceMs === 0 || !this.shownAny) return false
-    const wait = this.lastUpdateAt + this.cadenceMs - Date.now()
-    if (wait <= 0) return false
-    if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined
-        if (this.destroyed) return
-        this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
-      }, wait)
-    }
-    return true
-  }
-
-  private say(message: SayMessage): Maybe {
-    if (this.listenerCount('text') > 0) this.emit('text', message)
-    if (this.sayHook === undefined) return undefined
-    const r = this.sayHook(message)
-    return isThenable(r) ? Promise.resolve(r) : undefined
-  }
-
-  private async runTool(b: ToolUseBlock): Promise<void> {
-    if (b.truncated === true) {
-      this.record(b, 'error', b.isNativeToolCall
-        ? `Tool [${b.name}] was not executed: its arguments were incomplete (not a complete JSON object when the call ended), so its parameters may be missing or cut.`
-        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before its closing tag), so its parameters may be incomplete.`)
-      this.moveOn()
-      return
-    }
-    if (this.checkpoint !== undefined && !this.readOnly.has(b.name)) {
-      const failed = await this.checkpoint
-      if (this.destroyed) return
-      if (failed !== undefined) {
-        this.record(b, 'error', `Tool [${b.name}] was not executed: the checkpoint before it failed (${errorMessage(failed.error)}).`)
-        this.moveOn()
-        // the model must read this result before going on, as after any other attempt
-        if (!this.parallel) this.interrupt('tool-used')
-        return
-      }
-      this.checkpoint = undefined // only the first write waits; later ones find it settled anyway
-    }
-    this.emit('tool', b)
-    const controller = new AbortController()
-    const running = { block: b, controller, slot: -1 }
-    this.running = running
-    let status: ToolStatus
-    let content: string
-    try {
-      const out = await this.executeTool(b, { signal: controller.signal })
-      if (typeof out === 'string') {
-        status = 'ok'
-        content = out
-      } else if (out !== null && typeof out === 'object' && typeof out.content === 'string') {
-        status = out.rejected === true ? 'rejected' : 'ok'
-        content = out.content
-      } else {
-        status = 'error'
-        content = `executeTool returned ${out === null ? 'null' : typeof out}; expected a string or { content }`
-      }
-    } catch (err) {
-      status = 'error'
-      content = errorMessage(err)
-    }
-    if (this.running !== running) {
-      // destroyed meanwhile: _destroy recorded an `error`; the tool did run, so its real outcome
-      // takes that place, marked, for the next turn to know about its side effects
-      if (running.slot >= 0) {
-        const r: ToolResult = { call_id: b.call_id, name: b.name, content, status, afterAbort: true }
-        this.done[running.slot] = r
-        this.emit('result', r)
-      }
-      return
-    }
-    this.running = null
-    this.record(b, status, content)
-    this.moveOn()
-    if (status === 'rejected') this.interrupt('rejected')
-    else if (!this.parallel) this.interrupt('tool-used')
-  }
-
-  private record(b: ToolUseBlock, status: ToolStatus, content: string): void {
-    const r: ToolResult = { call_id: b.call_id, name: b.name, content, status }
-    this.done.push(r)
-    this.emit('result', r)
-  }
-
+  /** The current message stops (SPEC 7.3–7.5): its later tools get `skipped` results. */
   private interrupt(reason: InterruptInfo['reason']): void {
-    const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
-    this.stopped = info
-    this.interruptInfo = info
+    const info = this.tools.stop(reason)
     if (this.marked) {
       // a replay of several messages: read on to the next one
       this.skipRest()
@@ -912,7 +546,7 @@ export class Presenter extends Writable {
     this.finishDrain(true)
     if (this.tearDown) {
       this.tearDown = false
-      this.destroy(new InterruptError(this.interruptInfo!))
+      this.destroy(new InterruptError(this.tools.last!))
     }
   }
 
@@ -948,21 +582,7 @@ export class Presenter extends Writable {
 
   /** `skipped` results for the tools of the stopped message received so far. */
   private skipRest(): void {
-    const info = this.stopped
-    if (info === null) return
-    const why = info.reason === 'rejected'
-      ? 'a previous tool was rejected'
-      : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
-    // by index and call_id, not from where the last call stopped: a block after the cursor may
-    // have been replaced since (text that turned out to be the start of a tool call)
-    for (let i = this.index; i < this.snap.length; i++) {
-      const b = this.snap[i]!
-      if (b.type !== 'tool_use') continue
-      const key = `${i} ${b.call_id}`
-      if (this.skipped.has(key)) continue
-      this.skipped.add(key)
-      this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
-    }
+    this.tools.skipRest(this.snap.live, this.index)
   }
 
   private emitReady(): void {
@@ -984,42 +604,37 @@ export class Presenter extends Writable {
   }
 
   private finishLeftover(): Maybe {
-    this.sync()
+    this.snap.sync()
     if (this.destroyed) return undefined
-    if (this.stopped !== null) {
+    if (this.tools.stopped !== null) {
       if (this.draining) this.finishDrain(false)
       else if (this.marked) this.skipRest()
       return undefined
     }
-    const b = this.snap[this.index]
+    const b = this.snap.live[this.index]
     if (b === undefined || !b.partial) return undefined
     if (b.type === 'tool_use') {
-      this.record(b, 'error', b.isNativeToolCall
-        ? `Tool [${b.name}] was not executed: the call was cut off (the input ended before its arguments were complete).`
-        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
+      this.tools.cutOff(b)
       this.moveOn()
       return undefined
     }
     // text left partial (a parser with completeOnEnd: false): its last update is final
     b.partial = false
-    this.dirty = true
-    return this.show(b)
+    this.display.touched()
+    return this.display.show(b)
   }
 
   private newMessage(marked: boolean): void {
-    this.detach()
-    this.snap = []
+    this.snap.reset()
     this.index = 0
-    this.stopped = null
-    this.skipped.clear()
+    this.tools.newMessage()
     this.marked = marked || this.marked
-    this.resetShown()
+    this.display.reset(undefined)
   }
 
   private endInput(): Maybe {
     const finish = (): Maybe => {
-      if (this.timer !== undefined) clearTimeout(this.timer)
-      this.timer = undefined
+      this.cadence.cancel()
       if (!this.destroyed) this.emitReady()
       return undefined
     }
