@@ -209,25 +209,62 @@ t.test('Display: a `set` cleans the block again; cleanText false shows the raw t
   t.same(raw.said.at(-1), { type: 'reasoning', content: 'hm <x', partial: true })
 })
 
-t.test('Display: onToolPartial gets a copy of the tool block, once per change', async (t) => {
+t.test('Display: onToolPartial gets a new view per change, whose params are the display\'s own, updated in place', async (t) => {
   const { snap, d, partials } = display()
   snap.apply({ op: 'add', index: 0, block: tool({ path: 'a' }) })
   d.reset(snap.live[0])
   const b = snap.live[0]!
   d.show(b)
   d.show(b)
-  snap.append(b, 'params.path', '.ts')
-  d.appended(b, 'params.path', '.ts')
-  d.show(b)
-  t.same(partials.map((p) => p.params.path), ['a', 'a.ts'])
-  t.not(partials[1], b)
-  snap.append(b, 'params.path', 'x')
-  t.equal((snap.blocks[0] as ToolUseBlock).params.path, 'a.tsx')
-  t.equal(partials[1]!.params.path, 'a.ts', 'a copy handed out does not follow the block')
+  t.equal(partials.length, 1, 'unchanged: no second update')
+  const seen: string[] = []
+  for (const piece of ['.t', 's']) {
+    snap.append(b, 'params.path', piece)
+    d.appended(b, 'params.path', piece)
+    d.show(b)
+    seen.push(partials.at(-1)!.params.path!)
+  }
+  t.same(seen, ['a.t', 'a.ts'], 'each update holds the value at its call')
+  t.equal(partials.length, 3)
+  t.not(partials[1], partials[2], 'a new object per update')
+  t.not(partials[2]!.params, (b as ToolUseBlock).params, 'never the snapshot\'s params')
+  partials[2]!.params.path = 'mutated'
+  t.equal((snap.blocks[0] as ToolUseBlock).params.path, 'a.ts', 'a view written to reaches nothing else')
+  // a set, or appends to two fields between updates: the view's params are copied again
+  snap.apply({ op: 'set', index: 0, path: 'params.content', value: 'x' })
+  d.changed(snap.live[0]!)
+  d.show(snap.live[0]!)
+  t.same(partials.at(-1)!.params, { path: 'a.ts', content: 'x' })
+  const c = snap.live[0]!
+  snap.append(c, 'params.content', 'y')
+  d.appended(c, 'params.content', 'y')
+  snap.append(c, 'params.path', '!')
+  d.appended(c, 'params.path', '!')
+  d.show(c)
+  t.same(partials.at(-1)!.params, { path: 'a.ts!', content: 'xy' })
+  t.equal(partials.at(-1)!.partial, true)
   const none = display({ partial: false })
   none.snap.apply({ op: 'add', index: 0, block: tool({ path: 'a' }) })
   none.d.reset(none.snap.live[0])
   t.equal(none.d.show(none.snap.live[0]!), undefined, 'no hook: nothing to do')
+})
+
+t.test('Display: with no say hook and no text listener nothing is cleaned; a listener that comes later gets the text from then on', async (t) => {
+  const { snap, d, events, listen } = display({ say: false })
+  snap.apply({ op: 'add', index: 0, block: text('<thinking>a') })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  for (const piece of [' b', '</thinking> c']) {
+    snap.append(b, 'content', piece)
+    d.appended(b, 'content', piece)
+    t.equal(d.show(b), undefined)
+  }
+  t.same(events, [])
+  listen()
+  snap.append(b, 'content', ' d')
+  d.appended(b, 'content', ' d')
+  d.show(b)
+  t.same(events, [{ type: 'text', content: 'a b c d', partial: true }], 'cleaned from the whole text when a reader came')
 })
 
 t.test('Display: with a cadence, a partial update too soon after the last is held back; the final one is not', async (t) => {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Block, ToolUseBlock } from '../types.js'
+import { setParam } from '../diff/validate.js'
 import { cutFenceOpener, TextCleaner } from './clean.js'
 import type { Cadence } from './cadence.js'
 import { settled, type Maybe } from './maybe.js'
@@ -40,13 +41,6 @@ export interface DisplayHooks {
   cleanText: boolean
 }
 
-/** A private copy for a hook: the snapshot's partial blocks are updated in place. */
-export function copyTool(b: ToolUseBlock): ToolUseBlock {
-  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params: { ...b.params }, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
-  if (b.truncated === true) c.truncated = true
-  return c
-}
-
 /**
  * The display state of the cursor block (the block being presented) and the updates it gives.
  * The Presenter tells it how the cursor block changed (`appended`, `changed`, `touched`, or a
@@ -68,6 +62,20 @@ export class Display {
   private shownHeadVersion = -1
   private shownTail = ''
   private shownText = ''
+  /** The cleaner follows the cursor text block (false while nobody reads its display text). */
+  private cleaning = false
+  /**
+   * The params handed to `onToolPartial` for the cursor tool block: the Display's own object,
+   * updated in place from one update to the next (`null`: to be copied from the block).
+   */
+  private toolParams: Record<string, string> | null = null
+  /** The path of the one field appended to since the last tool update ('' if none). */
+  private toolPath = ''
+  /** Another field changed too: `toolParams` is copied again at the next update. */
+  private toolStale = false
+  /** `toolPath`'s param name, cut once per field (a slice per update is slow). */
+  private keyPath = ''
+  private key = ''
 
   /**
    * @param snap - the blocks, synced before a hook reads a field
@@ -90,25 +98,29 @@ export class Display {
     this.shownTail = ''
     this.shownText = ''
     this.cadence.reset()
-    if (b !== undefined && b.type === 'text') {
-      this.snap.sync()
-      this.cleaner.reset(b.content)
-    }
+    this.toolParams = null
+    this.toolPath = ''
+    this.cleaning = false
+    if (b !== undefined && b.type === 'text' && this.hooks.cleanText && this.readers()) this.startCleaning(b)
   }
 
   /** The cursor block `b` grew by `text` at `path` (its content, for a text block). */
   appended(b: Block, path: string, text: string): void {
     this.dirty = true
     if (b.type === 'text') {
-      if (path === 'content') this.cleaner.append(text)
-      else this.cleaner.reset(b.content) // not reached with a checked diff: text blocks have one field
+      if (this.cleaning) this.cleaner.append(text)
+    } else if (b.type === 'tool_use' && this.toolParams !== null) {
+      if (this.toolPath === '') this.toolPath = path
+      else if (path !== this.toolPath) this.toolStale = true
     }
   }
 
   /** The cursor block `b` changed otherwise (a `set`): its text is cleaned again. */
   changed(b: Block): void {
     this.dirty = true
-    if (b.type === 'text') this.cleaner.reset(b.content)
+    if (b.type === 'text') {
+      if (this.cleaning) this.startCleaning(b)
+    } else this.toolStale = true
   }
 
   /** The cursor block changed without a new text (it completed). */
@@ -125,9 +137,11 @@ export class Display {
       this.dirty = false
       this.shownAny = true
       this.cadence.shown()
-      this.snap.sync()
-      return settled(hook(copyTool(b)))
+      return settled(hook(this.toolView(b)))
     }
+    // nobody reads the display text: nothing to clean or build (a reader that comes later gets
+    // the block's next update as its first)
+    if (!this.readers()) return undefined
     let content: string
     if (b.type === 'reasoning') {
       if (!this.dirty) return undefined
@@ -138,10 +152,12 @@ export class Display {
       this.snap.sync()
       content = b.content
     } else if (!b.partial) {
+      if (!this.cleaning) this.startCleaning(b)
       // the cleaner follows the cursor block's every change: no need to clean the whole text again
       content = cutFenceOpener(this.cleaner.display())
     } else {
       if (!this.dirty) return undefined
+      if (!this.cleaning) this.startCleaning(b)
       const c = this.cleaner
       content = c.display()
       // the same head and tail: the same text, without comparing it; otherwise only texts of the
@@ -170,6 +186,44 @@ export class Display {
     }
     this.cadence.shown()
     return this.say({ type: b.type, content, partial: b.partial })
+  }
+
+  /** Does anything read text updates (`say`, or a `text` listener)? */
+  private readers(): boolean {
+    return this.hooks.say !== undefined || this.events.listenerCount('text') > 0
+  }
+
+  /** The cleaner takes up the text block `b` as it stands. */
+  private startCleaning(b: Block & { type: 'text' }): void {
+    this.snap.sync()
+    this.cleaner.reset(b.content)
+    this.cleaning = true
+  }
+
+  /**
+   * The block given to `onToolPartial`: a new object per update, whose `params` is the Display's
+   * own copy, kept from one update of the block to the next and updated in place (only the field
+   * that grew is written), so an update costs neither a copy of the params nor a write to the
+   * snapshot.
+   */
+  private toolView(b: ToolUseBlock): ToolUseBlock {
+    let params = this.toolParams
+    if (params === null || this.toolStale) {
+      this.snap.sync()
+      params = this.toolParams = { ...b.params }
+      this.toolStale = false
+    } else if (this.toolPath !== '') {
+      const path = this.toolPath
+      if (path !== this.keyPath) {
+        this.keyPath = path
+        this.key = path.slice(7)
+      }
+      setParam(params, this.key, this.snap.valueAt(b, path))
+    }
+    this.toolPath = ''
+    const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
+    if (b.truncated === true) v.truncated = true
+    return v
   }
 
   private say(message: SayMessage): Maybe {

@@ -116,6 +116,15 @@ export class Snapshot {
     return true
   }
 
+  /**
+   * The value of `b`'s field at `path` (one that {@link Snapshot.append} accepted or a checked
+   * path), without writing the open field back to the block: for a reader that wants one value.
+   */
+  valueAt(b: Block, path: string): string {
+    if (b === this.openBlock && path === this.openPath) return this.rope.value
+    return fieldAt(b, path)!
+  }
+
   /** Applies a diff that {@link Snapshot.check} accepted (an append included). */
   apply(d: BlockDiff): void {
     this.detach()

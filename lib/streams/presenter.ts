@@ -50,9 +50,21 @@ export interface PresenterOptions {
    * A text block is first shown once its display text is not empty: a block that cleans to
    * nothing (`<thinking></thinking>` alone, a lone `<`) is never passed to `say` (the original
    * implementation says `""` for it). Once shown, a block gets every update, down to its last.
+   *
+   * With neither `say` nor a `text` listener, text is not cleaned nor any message built (nobody
+   * would read them); a `text` listener added while a block streams gets it from its next change.
    */
   say?: (message: SayMessage) => void | PromiseLike<void>
-  /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
+  /**
+   * UI update for a tool block that is still streaming. Awaited; a throw fails the stream.
+   *
+   * The block is a view, valid during the call (until a returned promise settles): each update is
+   * a new object, but its `params` object is the same for every update of one block and is
+   * updated in place afterwards, so that an update costs no copy of the call's parameters. Read
+   * what you show during the call; to keep an update, copy it
+   * (`{ ...block, params: { ...block.params } }`). The view is the Presenter's display copy, never
+   * the block `executeTool` gets: writing to it changes nothing but later views of the block.
+   */
   onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
   /**
    * `false` (default): the first tool attempted (run, even if it throws, or refused by a failed
@@ -372,10 +384,15 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
       this.settle(done, err)
       return
     }
-    if (p === undefined) {
-      this.settle(done, undefined)
-      return
-    }
+    if (p === undefined) this.settle(done, undefined)
+    else this.settleLater(p, done)
+  }
+
+  /**
+   * Its own method, not inline in `serial`: a function that creates closures capturing `this`
+   * allocates a context on every call, even when the closures are not made (once per diff).
+   */
+  private settleLater(p: Promise<void>, done: Callback): void {
     this.busy = true
     p.then(
       () => { this.busy = false; this.settle(done, undefined) },
@@ -422,18 +439,21 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
           return undefined
         }
         const p = this.endMessage()
-        if (p !== undefined) {
-          return p.then(() => {
-            this.newMessage(op === 'message')
-            return this.ingest(records, i + 1)
-          })
-        }
+        if (p !== undefined) return this.ingestAfter(p, op === 'message', records, i + 1)
         this.newMessage(op === 'message')
         continue
       }
       this.take(r as BlockDiff)
     }
     return this.advance()
+  }
+
+  /** After the end of a message that went async: the next message, then the rest of the records. */
+  private ingestAfter(p: Promise<void>, marked: boolean, records: readonly unknown[], from: number): Promise<void> {
+    return p.then(() => {
+      this.newMessage(marked)
+      return this.ingest(records, from)
+    })
   }
 
   /** Applies one diff to the snapshot, keeping the cursor block's display in step. */
@@ -492,12 +512,22 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
       if (this.tools.stopped !== null || this.destroyed) return undefined
       const b = this.snap.live[this.index]
       if (b === undefined) return undefined
-      if (b.type === 'tool_use' && !b.partial) return this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone).then(() => this.advance())
+      if (b.type === 'tool_use' && !b.partial) return this.runTool()
       const p = this.display.show(b)
       if (b.partial) return p
-      if (p !== undefined) return p.then(() => this.next())
+      if (p !== undefined) return this.nextAfter(p)
       this.moveOn()
     }
+  }
+
+  // the closures of `advance` live in these, so that `advance` (once per diff) allocates nothing
+
+  private runTool(): Promise<void> {
+    return this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone).then(() => this.advance())
+  }
+
+  private nextAfter(p: Promise<void>): Promise<void> {
+    return p.then(() => this.next())
   }
 
   private next(): Maybe {
