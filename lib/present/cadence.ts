@@ -32,13 +32,16 @@ export class Cadence {
     if (this.ms === 0 || !shownAny) return false
     const wait = this.lastUpdateAt + this.ms - Date.now()
     if (wait <= 0) return false
-    if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined
-        this.onDue()
-      }, wait)
-    }
+    if (this.timer === undefined) this.arm(wait)
     return true
+  }
+
+  /** Its own method: a closure made in `deferred` would cost it a context on every call. */
+  private arm(wait: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.onDue()
+    }, wait)
   }
 
   /** An update was shown now. */

@@ -77,6 +77,14 @@ export class Display {
   private keyPath = ''
   private key = ''
 
+  // the hooks and options, read once per diff: kept here rather than behind `hooks` and
+  // `cadence`, one load instead of two on the per-diff path
+  private readonly sayHook: DisplayHooks['say']
+  private readonly toolHook: DisplayHooks['onToolPartial']
+  private readonly cleanText: boolean
+  /** `cadenceMs > 0`: ask the Cadence before an update of a partial block. */
+  private readonly paced: boolean
+
   /**
    * @param snap - the blocks, synced before a hook reads a field
    * @param cadence - spacing of the updates
@@ -86,9 +94,14 @@ export class Display {
   constructor(
     private readonly snap: Snapshot,
     private readonly cadence: Cadence,
-    private readonly hooks: DisplayHooks,
+    hooks: DisplayHooks,
     private readonly events: TextEvents,
-  ) {}
+  ) {
+    this.sayHook = hooks.say
+    this.toolHook = hooks.onToolPartial
+    this.cleanText = hooks.cleanText
+    this.paced = cadence.ms > 0
+  }
 
   /** A new cursor block (or none): nothing of it was shown yet. */
   reset(b: Block | undefined): void {
@@ -97,11 +110,11 @@ export class Display {
     this.shownHeadKind = -1
     this.shownTail = ''
     this.shownText = ''
-    this.cadence.reset()
+    if (this.paced) this.cadence.reset()
     this.toolParams = null
     this.toolPath = ''
     this.cleaning = false
-    if (b !== undefined && b.type === 'text' && this.hooks.cleanText && this.readers()) this.startCleaning(b)
+    if (b !== undefined && b.type === 'text' && this.cleanText && this.readers()) this.startCleaning(b)
   }
 
   /** The cursor block `b` grew by `text` at `path` (its content, for a text block). */
@@ -131,12 +144,12 @@ export class Display {
   /** One UI update of the cursor block `b`, if it changed since the last one (and cadence allows). */
   show(b: Block): Maybe {
     if (b.type === 'tool_use') {
-      const hook = this.hooks.onToolPartial
+      const hook = this.toolHook
       if (!this.dirty || hook === undefined) return undefined
-      if (this.cadence.deferred(this.shownAny)) return undefined
+      if (this.paced && this.cadence.deferred(this.shownAny)) return undefined
       this.dirty = false
       this.shownAny = true
-      this.cadence.shown()
+      if (this.paced) this.cadence.shown()
       return settled(hook(this.toolView(b)))
     }
     // nobody reads the display text: nothing to clean or build (a reader that comes later gets
@@ -147,7 +160,7 @@ export class Display {
       if (!this.dirty) return undefined
       this.snap.sync()
       content = b.reasoning
-    } else if (!this.hooks.cleanText) {
+    } else if (!this.cleanText) {
       if (!this.dirty) return undefined
       this.snap.sync()
       content = b.content
@@ -174,23 +187,23 @@ export class Display {
       this.dirty = false
       return undefined
     }
-    if (b.partial && this.cadence.deferred(this.shownAny)) return undefined
+    if (b.partial && this.paced && this.cadence.deferred(this.shownAny)) return undefined
     this.dirty = false
     this.shownAny = true
-    if (b.type === 'text' && b.partial && this.hooks.cleanText) {
+    if (b.type === 'text' && b.partial && this.cleanText) {
       const c = this.cleaner
       this.shownHeadKind = c.headKind
       this.shownHeadVersion = c.headVersion
       this.shownTail = c.tailPart
       this.shownText = content
     }
-    this.cadence.shown()
+    if (this.paced) this.cadence.shown()
     return this.say({ type: b.type, content, partial: b.partial })
   }
 
   /** Does anything read text updates (`say`, or a `text` listener)? */
   private readers(): boolean {
-    return this.hooks.say !== undefined || this.events.listenerCount('text') > 0
+    return this.sayHook !== undefined || this.events.listenerCount('text') > 0
   }
 
   /** The cleaner takes up the text block `b` as it stands. */
@@ -218,7 +231,10 @@ export class Display {
         this.keyPath = path
         this.key = path.slice(7)
       }
-      setParam(params, this.key, this.snap.valueAt(b, path))
+      const key = this.key
+      // a plain store (no own-property test) unless the key is the one a store cannot write
+      if (key !== '__proto__') params[key] = this.snap.valueAt(b, path)
+      else setParam(params, key, this.snap.valueAt(b, path))
     }
     this.toolPath = ''
     const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
@@ -229,7 +245,7 @@ export class Display {
   private say(message: SayMessage): Maybe {
     const events = this.events
     if (events.listenerCount('text') > 0) events.emit('text', message)
-    const hook = this.hooks.say
+    const hook = this.sayHook
     return hook === undefined ? undefined : settled(hook(message))
   }
 }

@@ -134,16 +134,14 @@ function errorMessage(err: unknown): string {
  * Runs the tool calls of a stream of messages and records their results (SPEC 7.3–7.5).
  *
  * Owns: the results (`results`, in message order), the tool in flight and its AbortController,
- * the checkpoint's outcome, and the current message's interrupt (`stopped`) with the `skipped`
- * results given for it. The cursor is the Presenter's: it learns when an attempt is over from the
+ * the checkpoint's outcome, the last interrupt and the `skipped` results given in the current
+ * message (whether the message is stopped is the Presenter's: its cursor and drain read it). The cursor is the Presenter's: it learns when an attempt is over from the
  * `done` callback of {@link ToolRunner.run}, called synchronously once the result is recorded.
  * @internal
  */
 export class ToolRunner {
   /** Every result so far, in message order; the Presenter's `results` are a copy. */
   readonly results: ToolResult[] = []
-  /** The current message's interrupt: its tools after it are not run. */
-  stopped: InterruptInfo | null = null
   /** The last interrupt (of any message). */
   last: InterruptInfo | null = null
   /** settles to `undefined` (resolved) or `{ error }`, never rejects */
@@ -244,18 +242,15 @@ export class ToolRunner {
   /** The current message stops for `reason`: the interrupt's info. */
   stop(reason: InterruptInfo['reason']): InterruptInfo {
     const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
-    this.stopped = info
     this.last = info
     return info
   }
 
   /**
-   * `skipped` results for the tools of the stopped message from block `from` on, each once,
-   * however often this is called as more of the message arrives.
+   * `skipped` results for the tools of the message stopped by `info` from block `from` on, each
+   * once, however often this is called as more of the message arrives.
    */
-  skipRest(blocks: readonly Block[], from: number): void {
-    const info = this.stopped
-    if (info === null) return
+  skipRest(blocks: readonly Block[], from: number, info: InterruptInfo): void {
     const why = info.reason === 'rejected'
       ? 'a previous tool was rejected'
       : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
@@ -273,7 +268,6 @@ export class ToolRunner {
 
   /** A new message: the one-tool rule starts over. */
   newMessage(): void {
-    this.stopped = null
     this.skipped.clear()
   }
 

@@ -238,6 +238,8 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   private index = 0
   /** A stream of several messages (a `message` record was seen): an interrupt ends only its message. */
   private marked = false
+  /** The current message's interrupt: nothing after it is presented (read once per diff). */
+  private stopped: InterruptInfo | null = null
 
   private tearDown = false
   private readyEmitted = false
@@ -367,7 +369,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
     try {
       // no closure per write: this runs once per diff
       this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
-      const stopped = this.tools.stopped !== null && !this.marked
+      const stopped = this.stopped !== null && !this.marked
       if (kind === WRITE) {
         const op = stopped ? 'stopped' : arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'stopped') p = this.drain([arg])
@@ -419,7 +421,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
 
   private ingest(records: readonly unknown[], from: number): Maybe {
     for (let i = from; i < records.length; i++) {
-      if (this.tools.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
+      if (this.stopped !== null && !this.marked && !this.draining) return undefined // input after an interrupt is not read
       const r = records[i]
       if (Array.isArray(r)) {
         checkSnapshot(r)
@@ -509,7 +511,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   /** Presents from the cursor as far as the snapshot allows; a promise only if a hook went async. */
   private advance(): Maybe {
     for (;;) {
-      if (this.tools.stopped !== null || this.destroyed) return undefined
+      if (this.stopped !== null || this.destroyed) return undefined
       const b = this.snap.live[this.index]
       if (b === undefined) return undefined
       if (b.type === 'tool_use' && !b.partial) return this.runTool()
@@ -543,6 +545,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   /** The current message stops (SPEC 7.3–7.5): its later tools get `skipped` results. */
   private interrupt(reason: InterruptInfo['reason']): void {
     const info = this.tools.stop(reason)
+    this.stopped = info
     if (this.marked) {
       // a replay of several messages: read on to the next one
       this.skipRest()
@@ -612,7 +615,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
 
   /** `skipped` results for the tools of the stopped message received so far. */
   private skipRest(): void {
-    this.tools.skipRest(this.snap.live, this.index)
+    if (this.stopped !== null) this.tools.skipRest(this.snap.live, this.index, this.stopped)
   }
 
   private emitReady(): void {
@@ -636,7 +639,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   private finishLeftover(): Maybe {
     this.snap.sync()
     if (this.destroyed) return undefined
-    if (this.tools.stopped !== null) {
+    if (this.stopped !== null) {
       if (this.draining) this.finishDrain(false)
       else if (this.marked) this.skipRest()
       return undefined
@@ -657,6 +660,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   private newMessage(marked: boolean): void {
     this.snap.reset()
     this.index = 0
+    this.stopped = null
     this.tools.newMessage()
     this.marked = marked || this.marked
     this.display.reset(undefined)
