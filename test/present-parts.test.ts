@@ -267,6 +267,51 @@ t.test('Display: with no say hook and no text listener nothing is cleaned; a lis
   t.same(events, [{ type: 'text', content: 'a b c d', partial: true }], 'cleaned from the whole text when a reader came')
 })
 
+t.test('Display: a tool view follows a field that is not the open one, and a held-back update with a cadence', async (t) => {
+  const { snap, d, partials } = display({ cadenceMs: 10_000 })
+  snap.apply({ op: 'add', index: 0, block: tool({ path: 'a', content: '' }) })
+  snap.apply({ op: 'add', index: 1, block: text('later') })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  d.show(b)
+  // the tool is not the last block: its appends come through the checked path, not the rope
+  snap.apply({ op: 'append', index: 0, path: 'params.content', text: 'x' })
+  d.appended(snap.live[0]!, 'params.content', 'x')
+  t.equal(d.show(snap.live[0]!), undefined, 'held back by the cadence')
+  t.equal(partials.length, 1)
+  ;(b as { partial: boolean }).partial = false
+  ;(b as ToolUseBlock).truncated = true
+  d.reset(undefined)
+  d.reset(b)
+  d.show(b)
+  t.same(partials.at(-1), { ...tool({ path: 'a', content: 'x' }, false), truncated: true }, 'a new block: shown at once')
+  const fresh = display()
+  fresh.snap.apply({ op: 'add', index: 0, block: tool({ content: 'a' }) })
+  fresh.snap.apply({ op: 'add', index: 1, block: text('') })
+  fresh.d.reset(fresh.snap.live[0])
+  fresh.d.show(fresh.snap.live[0]!)
+  const first = fresh.partials[0]!.params.content
+  fresh.snap.apply({ op: 'append', index: 0, path: 'params.content', text: 'b' })
+  fresh.d.appended(fresh.snap.live[0]!, 'params.content', 'b')
+  fresh.d.show(fresh.snap.live[0]!)
+  t.same([first, fresh.partials[1]!.params.content], ['a', 'ab'], 'read from the block when the field is not open')
+})
+
+t.test('Display: a reader that comes when the block completes gets its whole cleaned text', async (t) => {
+  const { snap, d, events, listen } = display({ say: false })
+  snap.apply({ op: 'add', index: 0, block: text('a <think>b') })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  snap.append(b, 'content', '\n```js')
+  d.appended(b, 'content', '\n```js')
+  d.show(b)
+  listen()
+  ;(b as { partial: boolean }).partial = false
+  d.touched()
+  d.show(b)
+  t.same(events, [{ type: 'text', content: 'a b\n', partial: false }])
+})
+
 t.test('Display: with a cadence, a partial update too soon after the last is held back; the final one is not', async (t) => {
   const { snap, d, said } = display({ cadenceMs: 10_000 })
   snap.apply({ op: 'add', index: 0, block: text('a') })

@@ -4,7 +4,6 @@
  * @module
  */
 import type { Block, ToolUseBlock } from '../types.js'
-import { setParam } from '../diff/validate.js'
 import { cutFenceOpener, TextCleaner } from './clean.js'
 import type { Cadence } from './cadence.js'
 import { settled, type Maybe } from './maybe.js'
@@ -143,15 +142,20 @@ export class Display {
 
   /** One UI update of the cursor block `b`, if it changed since the last one (and cadence allows). */
   show(b: Block): Maybe {
-    if (b.type === 'tool_use') {
-      const hook = this.toolHook
-      if (!this.dirty || hook === undefined) return undefined
-      if (this.paced && this.cadence.deferred(this.shownAny)) return undefined
-      this.dirty = false
-      this.shownAny = true
-      if (this.paced) this.cadence.shown()
-      return settled(hook(this.toolView(b)))
-    }
+    return b.type === 'tool_use' ? this.showTool(b) : this.showText(b)
+  }
+
+  private showTool(b: ToolUseBlock): Maybe {
+    const hook = this.toolHook
+    if (!this.dirty || hook === undefined) return undefined
+    if (this.paced && this.cadence.deferred(this.shownAny)) return undefined
+    this.dirty = false
+    this.shownAny = true
+    if (this.paced) this.cadence.shown()
+    return settled(hook(this.toolView(b)))
+  }
+
+  private showText(b: Exclude<Block, ToolUseBlock>): Maybe {
     // nobody reads the display text: nothing to clean or build (a reader that comes later gets
     // the block's next update as its first)
     if (!this.readers()) return undefined
@@ -231,10 +235,9 @@ export class Display {
         this.keyPath = path
         this.key = path.slice(7)
       }
-      const key = this.key
-      // a plain store (no own-property test) unless the key is the one a store cannot write
-      if (key !== '__proto__') params[key] = this.snap.valueAt(b, path)
-      else setParam(params, key, this.snap.valueAt(b, path))
+      // a plain store: no param is named __proto__ (checkBlock refuses it), and this object is
+      // the Display's own, so no own-property test is needed
+      params[this.key] = this.snap.valueAt(b, path)
     }
     this.toolPath = ''
     const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }

@@ -472,7 +472,13 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
         return
       }
     }
-    // records come from logs and sockets: nothing unchecked reaches the snapshot
+    this.takeChecked(d)
+  }
+
+  /** Any other diff, checked first: records come from logs and sockets (kept out of `take` so that it stays small enough to inline). */
+  private takeChecked(d: BlockDiff): void {
+    const cursor = this.index
+    const snap: Snapshot = this.snap
     snap.check(d)
     switch (d.op) {
       case 'truncate':
