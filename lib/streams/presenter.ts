@@ -251,8 +251,10 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
         const op = stopped ? 'stopped' : arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
-          this.take(arg as BlockDiff)
-          p = this.advance()
+          // growth of the partial block at the cursor (most diffs): its update is all that
+          // `advance` would do, so it is asked for directly
+          const grown = this.take(arg as BlockDiff)
+          p = grown !== undefined && grown.partial && this.stopped === null ? this.display.show(grown) : this.advance()
         } else {
           p = this.ingest([arg], 0)
         }
@@ -335,8 +337,11 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
     })
   }
 
-  /** Applies one diff to the snapshot, keeping the cursor block's display in step. */
-  private take(d: BlockDiff): void {
+  /**
+   * Applies one diff to the snapshot, keeping the cursor block's display in step. Returns the
+   * cursor block when the diff was an append to it by the common path.
+   */
+  private take(d: BlockDiff): Block | undefined {
     const cursor = this.index
     const snap: Snapshot = this.snap
     // the common case, growth of the last block's field, without the generic path's checks: a
@@ -345,11 +350,13 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
     if (d.op === 'append' && d.index === snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
       const b = snap.live[d.index]!
       if (snap.append(b, d.path, d.text)) {
-        if (d.index === cursor) this.display.appended(b, d.path, d.text)
-        return
+        if (d.index !== cursor) return undefined
+        this.display.appended(b, d.path, d.text)
+        return b
       }
     }
     this.takeChecked(d)
+    return undefined
   }
 
   /** Any other diff, checked first: records come from logs and sockets (kept out of `take` so that it stays small enough to inline). */
