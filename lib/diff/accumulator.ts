@@ -53,6 +53,17 @@ export class BlockAccumulator {
    */
   apply(diff: BlockDiff): this {
     const snap: Snapshot = this.snap
+    // the common case, growth of the last block's field, checked as checkDiff would, in place: an
+    // index at the end, a string text, and `append` refuses a path that names no string field
+    // of the block (each read once: a record may be any object)
+    if (diff !== null && typeof diff === 'object' && diff.op === 'append') {
+      const i = diff.index
+      const text = diff.text
+      if (i === snap.length - 1 && i >= 0 && typeof text === 'string' && snap.append(snap.live[i]!, diff.path, text)) {
+        if (i < this.cache.length) this.cache[i] = undefined
+        return this
+      }
+    }
     snap.check(diff)
     const cache = this.cache
     if (diff.op === 'truncate') {
