@@ -5,7 +5,8 @@
 //   B: Readable.from(chunks) → createBlockParser() → createPresenter(no-op hooks)   (BlockParser → Presenter)
 // with stream/promises pipeline; `parallelToolCalls: true` so that every block of the message is
 // presented (with the default, the first tool ends the message). Diffs/s = diffs emitted by the
-// parser ÷ time. Target: B takes at most 2× the time of A.
+// parser ÷ time. Target (issue 16): B takes at most 1.3× the time of A, at 200 KB and 2 MB (the
+// former target of issue 4, 2×, is still printed beside it).
 //
 // Memory: a source that can produce 50 MB (realistic messages glued together, made on demand in
 // 1 KiB chunks, so the source itself holds nothing), whose first tool waits 300 ms (an approval);
@@ -176,7 +177,7 @@ console.log(mdTable(
   ['message', 'chunks', 'diffs', 'say calls / tools', 'BlockParser only ms', 'diffs/s', 'BlockParser → Presenter ms', 'diffs/s', 'ratio'],
   rows,
 ))
-console.log(`\nTimes are the best of 3 interleaved medians (5–7 runs each, after warm-up). Target: the Presenter adds at most 2× → ${verdict(worst <= 2)} (worst ratio ${num(worst)}×).\n`)
+console.log(`\nTimes are the best of 3 interleaved medians (5–7 runs each, after warm-up). Target (issue 16): BlockParser → Presenter takes at most 1.3× the BlockParser alone → ${verdict(worst <= 1.3)} (worst ratio ${num(worst)}×). Former target (issue 4), at most 2× → ${verdict(worst <= 2)}.\n`)
 
 // ------------------------------------------------------------------------------------------------
 // linearity of the display cleaning

@@ -122,3 +122,23 @@ t.test('no copy per diff: the array and the untouched blocks stay the same objec
   t.equal(acc.length, n - 1)
   t.equal((acc.blocks[n - 2] as { content: string }).content, 'z')
 })
+
+t.test('the append fast path checks what checkDiff checks: no block, a bad path, a bad text, not an object', async (t) => {
+  const acc = new BlockAccumulator()
+  const bad: unknown[] = [
+    { op: 'append', index: -1, path: 'content', text: 'x' },
+    { op: 'append', index: 0, path: 'content', text: 'x' },
+    null,
+    7,
+  ]
+  for (const d of bad) t.throws(() => acc.apply(d as BlockDiff), { code: 'ERR_INVALID_DIFF' }, json(d))
+  acc.apply({ op: 'add', index: 0, block: { type: 'tool_use', name: 'x', params: { a: '1' }, partial: true, call_id: 'c', isNativeToolCall: false } })
+  for (const d of [
+    { op: 'append', index: 0, path: 'params.b', text: 'x' },
+    { op: 'append', index: 0, path: 'params.toString', text: 'x' },
+    { op: 'append', index: 0, path: 'content', text: 'x' },
+    { op: 'append', index: 0, path: 'params.a', text: 1 },
+  ]) t.throws(() => acc.apply(d as BlockDiff), { code: 'ERR_INVALID_DIFF' }, json(d))
+  acc.apply({ op: 'append', index: 0, path: 'params.a', text: '2' })
+  t.equal(acc.json(), '[{"type":"tool_use","name":"x","params":{"a":"12"},"partial":true,"call_id":"c","isNativeToolCall":false}]')
+})

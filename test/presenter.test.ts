@@ -162,9 +162,11 @@ t.test('cleanText: false shows the raw text; reasoning blocks are shown as reaso
 
 t.test('7.2 the cursor advances only past complete blocks; partial tools go to onToolPartial, never to executeTool', async (t) => {
   const partials: ToolUseBlock[] = []
+  const views: ToolUseBlock[] = []
   const executed: ToolUseBlock[] = []
   const p = createPresenter({
-    onToolPartial: (b) => { partials.push(b) },
+    // the block is a view, valid during the call: a hook that keeps it copies it (issue 16)
+    onToolPartial: (b) => { views.push(b); partials.push({ ...b, params: { ...b.params } }) },
     executeTool: (b) => { executed.push(b); return 'ok' },
   })
   const tool = { type: 'tool_use', name: 'write_to_file', params: { path: 'a' }, partial: true, call_id: 'w1', isNativeToolCall: false } as const
@@ -176,12 +178,14 @@ t.test('7.2 the cursor advances only past complete blocks; partial tools go to o
   t.equal(p.cursor, 1, 'past the complete text, stopped at the partial tool')
   t.equal(executed.length, 0, 'a partial tool is never executed')
   t.same(partials.map((b) => b.params), [{ path: 'a' }, { path: 'a', content: 'hel' }, { path: 'a', content: 'hello' }])
-  partials[0]!.params.path = 'mutated'
+  t.equal(new Set(views).size, 3, 'a new block object per update')
+  views[2]!.params.path = 'mutated' // a hook that writes to its view reaches nothing else
+  views[2]!.params.content = 'mutated'
   p.write({ op: 'complete', index: 1 })
   p.end()
   await once(p, 'finish')
   t.equal(executed.length, 1)
-  t.same(executed[0]!.params, { path: 'a', content: 'hello' }, 'the executed block is the complete one; the partial copies were private')
+  t.same(executed[0]!.params, { path: 'a', content: 'hello' }, 'the executed block is the complete one; the views were the display\'s own')
   t.equal(p.cursor, 2)
 })
 

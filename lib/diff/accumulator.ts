@@ -5,9 +5,7 @@
  * @module
  */
 import type { Block, BlockDiff } from '../types.js'
-import { Rope } from '../parse/rope.js'
-import { applyChecked, cloneBlock } from '../present/snapshot.js'
-import { checkDiff, setParam } from './validate.js'
+import { Snapshot } from '../present/snapshot.js'
 
 /**
  * Applies diffs to a block array it owns, in place, at a cost proportional to each diff, whatever
@@ -35,20 +33,16 @@ import { checkDiff, setParam } from './validate.js'
  * @group Diffs
  */
 export class BlockAccumulator {
-  private list: Block[] = []
+  /** The blocks, with the open field's rope (shared with the Presenter's code). */
+  private readonly snap: Snapshot = new Snapshot()
   /** JSON of each block as of the last `json()`; `undefined` where the block changed since. */
   private cache: (string | undefined)[] = []
-  /** The block whose field at `openPath` grows in `rope`; the block's own value lags behind. */
-  private openBlock: Block | null = null
-  private openPath = ''
-  private readonly rope = new Rope()
-  private stale = false
 
   /**
    * @param initial - blocks to start from (checked and copied); none by default
    */
   constructor(initial: readonly Block[] = []) {
-    for (const b of initial) this.apply({ op: 'add', index: this.list.length, block: b })
+    for (const b of initial) this.apply({ op: 'add', index: this.snap.length, block: b })
   }
 
   /**
@@ -58,37 +52,36 @@ export class BlockAccumulator {
    * @returns this accumulator, for chaining
    */
   apply(diff: BlockDiff): this {
-    checkDiff(diff, this.list)
+    const snap: Snapshot = this.snap
+    // the common case, growth of the last block's field, checked as checkDiff would, in place: an
+    // index at the end, a string text, and `append` refuses a path that names no string field
+    // of the block (each read once: a record may be any object)
+    if (diff !== null && typeof diff === 'object' && diff.op === 'append') {
+      const i = diff.index
+      const text = diff.text
+      if (i === snap.length - 1 && i >= 0 && typeof text === 'string' && snap.append(snap.live[i]!, diff.path, text)) {
+        if (i < this.cache.length) this.cache[i] = undefined
+        return this
+      }
+    }
+    snap.check(diff)
     const cache = this.cache
     if (diff.op === 'truncate') {
       if (diff.length < cache.length) cache.length = diff.length
     } else if (diff.index < cache.length) cache[diff.index] = undefined // an add is past the end: nothing cached
-    if (diff.op === 'append') {
-      const b = this.list[diff.index]!
-      if (b !== this.openBlock || diff.path !== this.openPath) {
-        this.sync()
-        this.openBlock = b
-        this.openPath = diff.path
-        this.rope.reset(b.type === 'text' ? b.content : b.type === 'reasoning' ? b.reasoning : b.params[diff.path.slice(7)]!)
-      }
-      this.rope.push(diff.text)
-      this.stale = true
-      return this
-    }
-    this.detach()
-    applyChecked(this.list, diff)
+    // a checked append always names a string field: `append` cannot refuse it
+    if (diff.op !== 'append' || !snap.append(snap.live[diff.index]!, diff.path, diff.text)) snap.apply(diff)
     return this
   }
 
   /** The current blocks: the live array, valid until the next change (do not modify it). */
   get blocks(): readonly Block[] {
-    this.sync()
-    return this.list
+    return this.snap.blocks
   }
 
   /** How many blocks there are. */
   get length(): number {
-    return this.list.length
+    return this.snap.length
   }
 
   /**
@@ -97,8 +90,7 @@ export class BlockAccumulator {
    * output per call, not a walk of every block. Keeps one JSON string per block until it changes.
    */
   json(): string {
-    this.sync()
-    const list = this.list
+    const list = this.snap.blocks
     const cache = this.cache
     for (let i = 0; i < list.length; i++) if (cache[i] === undefined) cache[i] = JSON.stringify(list[i])
     return `[${cache.join(',')}]`
@@ -106,32 +98,12 @@ export class BlockAccumulator {
 
   /** A copy of the current blocks (new arrays and objects) that later diffs do not change. */
   snapshot(): Block[] {
-    this.sync()
-    return this.list.map(cloneBlock)
+    return this.snap.copy()
   }
 
   /** Starts over with no blocks, for the next message (a new array: the old one is no longer changed). */
   reset(): void {
-    this.detach()
-    this.list = []
+    this.snap.reset()
     this.cache = []
-  }
-
-  /** Writes the rope's value to the open block. */
-  private sync(): void {
-    if (!this.stale) return
-    this.stale = false
-    const b = this.openBlock!
-    const value = this.rope.value
-    if (b.type === 'text') b.content = value
-    else if (b.type === 'reasoning') b.reasoning = value
-    else setParam(b.params, this.openPath.slice(7), value)
-  }
-
-  /** Before any change other than an append to the open field. */
-  private detach(): void {
-    this.sync()
-    this.openBlock = null
-    this.openPath = ''
   }
 }

@@ -1,13 +1,17 @@
 /**
- * The Presenter's copy of the block array, updated in place. `applyDiff` copies the array and the
- * changed block on every diff, which is right for UIs that compare by reference but makes a long
- * message quadratic for a consumer that sees every diff; the Presenter owns its blocks (it copies
- * what it receives), so it may mutate them.
+ * A block array that checked diffs are applied to in place, its growing field kept in a Rope:
+ * the one copy of the blocks shared by the Presenter and the {@link BlockAccumulator}.
+ *
+ * `applyDiff` copies the array and the changed block on every diff, which is right for UIs that
+ * compare by reference but makes a long message quadratic for a consumer that sees every diff; a
+ * Snapshot owns its blocks (it copies what it receives), so it may mutate them.
  * @internal
  * @module
  */
 import type { Block, BlockDiff } from '../types.js'
-import { setParam } from '../diff/validate.js'
+import { fieldAt } from '../diff/diff.js'
+import { checkDiff, setParam } from '../diff/validate.js'
+import { Rope } from '../parse/rope.js'
 
 /**
  * A private copy of a block that `checkBlock` accepted, so in-place updates never reach the
@@ -47,5 +51,113 @@ export function applyChecked(blocks: Block[], diff: BlockDiff): void {
         setParam(b.params, name, diff.op === 'set' ? diff.value : b.params[name] + diff.text)
       }
     }
+  }
+}
+
+/**
+ * The blocks of one message, updated in place. Appends to one field (the "open" field, the one
+ * a stream grows) go to a {@link Rope} and reach the block only when something reads it: `+=` on
+ * the block would keep one cons-string node per chunk alive, a chain every major GC walks.
+ *
+ * Owns: the array, the open field (block, path, rope) and whether the block lags behind it.
+ * Reads of field values go through {@link Snapshot.blocks} (synced); {@link Snapshot.live} is
+ * the same array without the sync, for reading types, flags and lengths.
+ * @internal
+ */
+export class Snapshot {
+  private list: Block[] = []
+  /** The block whose field at `openPath` grows in `rope`; the block's own value lags behind. */
+  private openBlock: Block | null = null
+  private openPath = ''
+  /** The param name of an open tool field, cut from its path once (a sliced key per append is slow). */
+  private openKey = ''
+  private readonly rope = new Rope()
+  /** The open block's field lags behind `rope`: see {@link Snapshot.sync}. */
+  private stale = false
+
+  /** The live array with every field up to date; valid until the next change (do not modify it). */
+  get blocks(): Block[] {
+    this.sync()
+    return this.list
+  }
+
+  /** The live array; the open field's value may lag behind (types, flags, params' presence are exact). */
+  get live(): readonly Block[] {
+    return this.list
+  }
+
+  /** How many blocks there are. */
+  get length(): number {
+    return this.list.length
+  }
+
+  /** Throws `ERR_INVALID_DIFF` unless `d` fits the blocks (nothing is changed either way). */
+  check(d: unknown): asserts d is BlockDiff {
+    checkDiff(d, this.list)
+  }
+
+  /**
+   * Appends `text` to `b`'s field at `path` (`b` one of the blocks), opening that field if it is
+   * not the open one. Returns `false`, having changed nothing, if `path` names no string field of
+   * `b`: the check of an append whose index and text were checked already.
+   */
+  append(b: Block, path: string, text: string): boolean {
+    if (b !== this.openBlock || path !== this.openPath) {
+      const v = fieldAt(b, path)
+      if (v === undefined) return false
+      this.sync()
+      this.openBlock = b
+      this.openPath = path
+      this.openKey = b.type === 'tool_use' ? path.slice(7) : ''
+      this.rope.reset(v)
+    }
+    this.rope.push(text)
+    this.stale = true
+    return true
+  }
+
+  /**
+   * The value of `b`'s field at `path` (one that {@link Snapshot.append} accepted or a checked
+   * path), without writing the open field back to the block: for a reader that wants one value.
+   */
+  valueAt(b: Block, path: string): string {
+    if (b === this.openBlock && path === this.openPath) return this.rope.value
+    return fieldAt(b, path)!
+  }
+
+  /** Applies a diff that {@link Snapshot.check} accepted (an append included). */
+  apply(d: BlockDiff): void {
+    this.detach()
+    applyChecked(this.list, d)
+  }
+
+  /** Brings the open block's field up to date: called before anything reads field values. */
+  sync(): void {
+    if (!this.stale) return
+    this.stale = false
+    const b = this.openBlock!
+    const value = this.rope.value
+    if (b.type === 'text') b.content = value
+    else if (b.type === 'reasoning') b.reasoning = value
+    else setParam(b.params, this.openKey, value)
+  }
+
+  /** Starts over with no blocks (a new array: the old one is no longer changed). */
+  reset(): void {
+    this.detach()
+    this.list = []
+  }
+
+  /** Copies of the current blocks (new arrays and objects) that later diffs do not change. */
+  copy(): Block[] {
+    this.sync()
+    return this.list.map(cloneBlock)
+  }
+
+  /** Before a change that may touch the open field by another way than an append. */
+  private detach(): void {
+    this.sync()
+    this.openBlock = null
+    this.openPath = ''
   }
 }

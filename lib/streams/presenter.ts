@@ -1,248 +1,27 @@
 /**
- * Presenter: a Writable that consumes block diffs, shows text and runs tool calls one at a time
- * (SPEC 7). The write callback fires only once a diff has been presented, so a tool waiting for a
- * person's approval holds back the whole pipeline.
+ * Presenter: the Writable that wires the presentation's parts (snapshot, display, cadence, tool
+ * runner) to a stream of block diffs, and owns the cursor, backpressure, the serial task queue
+ * and the drain after an interrupt (SPEC 7).
  * @module
  */
 import { Writable, type Readable } from 'node:stream'
 import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
-import { clineDialect, type Dialect } from '../dialect.js'
-import { diffBlocks, fieldAt } from '../diff/diff.js'
-import { cutFenceOpener, TextCleaner } from '../present/clean.js'
-import { applyChecked, cloneBlock } from '../present/snapshot.js'
-import { checkDiff, checkSnapshot, invalidDiff, setParam } from '../diff/validate.js'
-import { Rope } from '../parse/rope.js'
+import { clineDialect } from '../dialect.js'
+import { diffBlocks } from '../diff/diff.js'
+import { checkSnapshot, invalidDiff } from '../diff/validate.js'
+import { Cadence } from '../present/cadence.js'
+import { Display, type SayMessage } from '../present/display.js'
+import { isThenable, type Maybe } from '../present/maybe.js'
+import { Snapshot } from '../present/snapshot.js'
+import { ToolRunner, type AttemptEnd, type InterruptInfo, type ToolResult } from '../present/tools.js'
 import { BlockParser } from './block-parser.js'
+import { InterruptError, type PresenterEvents, type PresenterListener, type PresenterOptions } from '../present/presenter-api.js'
 
-/**
- * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
- * is the block's whole display text so far, not a delta.
- * @example
- * ```ts
- * const m: SayMessage = { type: 'text', content: 'I will read the file', partial: true }
- * ```
- * @group Presenter
- */
-export interface SayMessage {
-  /** Which kind of block this shows. */
-  type: 'text' | 'reasoning'
-  /** The whole display text of the block (cleaned, for text blocks with `cleanText`). */
-  content: string
-  /** `true` while the block may still grow; the last update of a block has `false`. */
-  partial: boolean
-}
-
-/**
- * What an executor returns: the tool's output for the model, and whether the person refused it.
- * @example
- * ```ts
- * const denied: ToolOutcome = { content: 'The user denied this operation.', rejected: true }
- * ```
- * @group Presenter
- */
-export interface ToolOutcome {
-  /** The tool's result, as the model should read it. */
-  content: string
-  /** The person refused the call: later tools are skipped and later text is not shown. */
-  rejected?: boolean
-}
-
-/**
- * Second argument of `executeTool`.
- * @example
- * ```ts
- * const exec = async (block: ToolUseBlock, { signal }: ToolContext) => (await fetch(block.params.url!, { signal })).text()
- * ```
- * @group Presenter
- */
-export interface ToolContext {
-  /**
-   * Aborted when the presentation is aborted (the `signal` option) or the presenter is destroyed
-   * while the tool runs; a long tool should stop then.
-   */
-  signal: AbortSignal
-}
-
-/**
- * Status of a tool result:
- * - `ok`: the executor returned;
- * - `error`: it threw, the call was cut off, or the checkpoint failed;
- * - `rejected`: the executor returned `rejected: true`;
- * - `skipped`: not run, because a tool was already used or a previous one was rejected.
- * @group Presenter
- */
-export type ToolStatus = 'ok' | 'error' | 'rejected' | 'skipped'
-
-/**
- * One tool call's result, in message order, ready to be sent back to the model.
- * @example
- * ```ts
- * const r: ToolResult = { call_id: 'V1StGXR8', name: 'read_file', content: 'export {}', status: 'ok' }
- * ```
- * @group Presenter
- */
-export interface ToolResult {
-  /** The block's `call_id`. */
-  call_id: string
-  /** The tool's name. */
-  name: string
-  /** The executor's output, the error message, or why the tool was not run. */
-  content: string
-  /** See {@link ToolStatus}. */
-  status: ToolStatus
-  /**
-   * `true` on the real outcome of a tool that was running when the presentation was aborted
-   * (the `signal` option, or `destroy()`) and settled afterwards. At the abort the tool's result
-   * is an `error` saying so; when the executor settles, that entry of `results` is replaced by
-   * what it returned or threw (its real status and content, with `afterAbort: true`) and a
-   * `result` event reports it, after `close` if need be: the tool's side effects happened even
-   * though the model's turn was cut short, and the next turn should say so. A tool that never
-   * settles keeps the `error` result.
-   */
-  afterAbort?: true
-}
-
-/**
- * Payload of the `interrupt` event.
- * @example
- * ```ts
- * presenter.on('interrupt', ({ reason, note }) => { assistantText += '\n\n' + note })
- * ```
- * @group Presenter
- */
-export interface InterruptInfo {
-  /** `tool-used`: one tool per message (`parallelToolCalls: false`); `rejected`: the person refused a tool. */
-  reason: 'rejected' | 'tool-used'
-  /**
-   * A sentence for the model, to append to the assistant message that was cut short, so that its
-   * next turn knows why its message ended early. See {@link INTERRUPT_NOTES}.
-   */
-  note: string
-}
-
-/**
- * The `note` of each interrupt reason. Bracketed, like the original's notes, so that it reads as
- * a remark of the system rather than words of the model when appended to the assistant message.
- * @group Presenter
- */
-export const INTERRUPT_NOTES: Readonly<Record<InterruptInfo['reason'], string>> = Object.freeze({
-  'tool-used': '[Response interrupted by a tool use result. Only one tool may be used per message, and it should come at the end of the message; the rest of this message was not read.]',
-  rejected: '[Response interrupted: the user rejected a tool call, so the rest of this message was discarded and no later tool was run.]',
-})
-
-/**
- * Options of {@link Presenter}. Only `executeTool` is required.
- * @example
- * ```ts
- * const opts: PresenterOptions = {
- *   say: ({ content, partial }) => render(content, partial),
- *   executeTool: async (block) => ({ content: await run(block) }),
- *   checkpoint: git.commit('before the model edits'),
- *   cadenceMs: 50,
- * }
- * ```
- * @group Presenter
- */
-export interface PresenterOptions {
-  /**
-   * Runs one complete tool block and returns its result (a string means `{content}`). Throwing
-   * gives an `error` result with the message; presentation goes on. Never called for a block with
-   * `truncated: true`.
-   */
-  executeTool: (block: ToolUseBlock, context: ToolContext) => ToolOutcome | string | PromiseLike<ToolOutcome | string>
-  /**
-   * Shows a text or reasoning block; called again with the whole updated text each time the block
-   * grows, and a last time with `partial: false`. A returned promise is awaited before the next
-   * diff is taken. A throw or rejection fails the stream: a broken UI should not go on running
-   * tools unseen.
-   *
-   * A text block is first shown once its display text is not empty: a block that cleans to
-   * nothing (`<thinking></thinking>` alone, a lone `<`) is never passed to `say` (the original
-   * implementation says `""` for it). Once shown, a block gets every update, down to its last.
-   */
-  say?: (message: SayMessage) => void | PromiseLike<void>
-  /** UI update for a tool block that is still streaming (a copy: it may be kept). Awaited; a throw fails the stream. */
-  onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
-  /**
-   * `false` (default): the first tool attempted (run, even if it throws, or refused by a failed
-   * checkpoint) ends the message; later tools get `skipped` results, later text is not shown,
-   * `interrupt` fires. `true`: every tool runs, still one at a time. A call cut off by the end of
-   * the input is not an attempt: nothing follows it anyway.
-   */
-  parallelToolCalls?: boolean
-  /** Tools that never wait for the `checkpoint`; default: the dialect's `readOnlyTools`. */
-  readOnlyTools?: readonly string[]
-  /** Where the default `readOnlyTools` come from; default {@link clineDialect}. */
-  dialect?: Dialect
-  /**
-   * The first tool that is not read-only waits for this promise (for example, a snapshot of the
-   * workspace being committed) before it runs; read-only tools never wait. If it rejects, tools
-   * that are not read-only get an `error` result instead of running unprotected.
-   */
-  checkpoint?: PromiseLike<unknown>
-  /**
-   * Aborts the presentation: the running tool's signal is aborted (and the tool gets an `error`
-   * result, replaced by its real outcome marked `afterAbort` if it settles later: see
-   * {@link ToolResult.afterAbort}), and the presenter is destroyed with an `AbortError`;
-   * `results` keep what was done.
-   */
-  signal?: AbortSignal
-  /** Clean text blocks for display with {@link cleanDisplayText} (default `true`). */
-  cleanText?: boolean
-  /**
-   * Minimum time in ms between two updates (`say` or `onToolPartial`) of the same still-partial
-   * block. Updates in between are merged: the block's latest state is shown when the interval is
-   * over (even if no diff arrives then) or when the block completes, whichever comes first; the
-   * update with `partial: false` is never delayed. It never delays the write callback, so it does
-   * not slow the model's stream. `0` (default): no timer; updates are still merged when diffs
-   * arrive while the presenter is busy (one update per block per batch, see `_writev`).
-   */
-  cadenceMs?: number
-  /** Writable-side buffer in diff records (default 16). */
-  highWaterMark?: number
-}
-
-/**
- * What the presenter destroys itself with after an `interrupt` when input was still to come, so
- * that `stream.pipeline` tears the chain down and the source (the model's request) stops. It is an
- * `AbortError` (`name` `'AbortError'`, `code` `'ABORT_ERR'`): the rest of the stream was aborted
- * on purpose. Tell it from a user's abort with `instanceof InterruptError`.
- *
- * `await pipeline(source, parser, presenter)` therefore:
- * - resolves when the input ended with no interrupt, or when the input had all been parsed when
- *   the interrupt came (nothing was left to stop: the presenter reads on to the end, recording
- *   `skipped` results, and finishes);
- * - rejects with an `InterruptError` when an interrupt cut the input short. The presentation
- *   itself succeeded: `ready` has fired and `presenter.results` is final (every call parsed
- *   before the interrupt has its result).
- * @example
- * ```ts
- * try {
- *   await pipeline(source, createBlockParser(), presenter)
- * } catch (err) {
- *   if (!(err instanceof InterruptError)) throw err
- * }
- * sendToModel(presenter.results)
- * ```
- * @group Presenter
- */
-export class InterruptError extends Error {
-  /** Always `'ABORT_ERR'`, as Node's own AbortError. */
-  readonly code = 'ABORT_ERR'
-  /** Why the presenter stopped reading. */
-  readonly reason: InterruptInfo['reason']
-  /** The note for the model, as in the `interrupt` event. */
-  readonly note: string
-
-  /** @param info - the interrupt's reason and note */
-  constructor(info: InterruptInfo) {
-    super(`presentation interrupted (${info.reason}): the rest of the message was not read`)
-    this.name = 'AbortError'
-    this.reason = info.reason
-    this.note = info.note
-  }
-}
+export type { SayMessage } from '../present/display.js'
+export { INTERRUPT_NOTES } from '../present/tools.js'
+export type { InterruptInfo, ToolContext, ToolOutcome, ToolResult, ToolStatus } from '../present/tools.js'
+export { InterruptError, type PresenterEvents, type PresenterListener, type PresenterOptions } from '../present/presenter-api.js'
 
 /** Node's AbortError shape (it does not export the class). */
 function abortError(cause: unknown): Error {
@@ -252,29 +31,12 @@ function abortError(cause: unknown): Error {
   return err
 }
 
-function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message
-  return String(err)
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof (v as { then?: unknown }).then === 'function'
-}
-
-/** A private copy for a hook: the snapshot's partial blocks are updated in place. */
-function copyTool(b: ToolUseBlock): ToolUseBlock {
-  const c: ToolUseBlock = { type: 'tool_use', name: b.name, params: { ...b.params }, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
-  if (b.truncated === true) c.truncated = true
-  return c
-}
-
 type Callback = (err?: Error | null) => void
 const WRITE = 0
 const WRITEV = 1
 const END = 2
 const TIMER = 3
 type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
-type Maybe = Promise<void> | undefined
 
 /**
  * A Writable in object mode that consumes the diffs of a {@link BlockParser} (SPEC 7): it keeps
@@ -340,52 +102,24 @@ type Maybe = Promise<void> | undefined
  * console.log(presenter.results)
  * ```
  * @group Presenter
- */
-export class Presenter extends Writable {
-  private readonly executeTool: PresenterOptions['executeTool']
-  private readonly sayHook: PresenterOptions['say']
-  private readonly onToolPartial: PresenterOptions['onToolPartial']
-  private readonly parallel: boolean
-  private readonly readOnly: ReadonlySet<string>
-  private readonly cleanText: boolean
-  private readonly cadenceMs: number
+ */export class Presenter extends Writable {
   private readonly signal: AbortSignal | undefined
   private readonly onAbort: (() => void) | undefined
-  /** settles to `undefined` (resolved) or `{ error }`, never rejects */
-  private checkpoint: Promise<{ error: unknown } | undefined> | undefined
 
-  private snap: Block[] = []
+  /** The current message's blocks (the parts read them; only `take` changes them). */
+  private readonly snap: Snapshot = new Snapshot()
+  private readonly cadence: Cadence
+  private readonly display: Display
+  private readonly tools: ToolRunner
+  /** The cursor: index of the block being presented; every block before it is handled. */
   private index = 0
-  /** message-level state */
+  /** A stream of several messages (a `message` record was seen): an interrupt ends only its message. */
   private marked = false
+  /** The current message's interrupt: nothing after it is presented (read once per diff). */
   private stopped: InterruptInfo | null = null
-  /** The tool blocks of the stopped message that have their `skipped` result: index and call_id. */
-  private readonly skipped = new Set<string>()
-  /** cursor-block display state */
-  private dirty = true
-  private shownAny = false
-  /** The growing field of the open block (the last one): its value, block and diff path. */
-  private readonly open = new Rope()
-  private openBlock: Block | null = null
-  private openPath = ''
-  /** The param name of an open tool field, cut from its path once (a sliced key per write is slow). */
-  private openKey = ''
-  /** The open block's field lags behind `open`: see {@link Presenter.sync}. */
-  private openStale = false
-  private shownHeadKind = -1
-  private shownHeadVersion = -1
-  private shownTail = ''
-  private shownText = ''
-  private lastUpdateAt = 0
-  private readonly cleaner = new TextCleaner()
 
-  private readonly done: ToolResult[] = []
-  private interruptInfo: InterruptInfo | null = null
   private tearDown = false
   private readyEmitted = false
-  /** The tool in flight; `slot` is the index of its placeholder result once an abort recorded one. */
-  private running: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
-  private timer: NodeJS.Timeout | undefined
   /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
   private upstream: Readable | null = null
   /** After an interrupt: the diffs produced before it are still read, for their `skipped` results. */
@@ -396,6 +130,11 @@ export class Presenter extends Writable {
   private inflight = 0
   private busy = false
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
+  /** An attempt at the cursor's tool is over: the cursor moves on, and the message may stop. */
+  private readonly toolDone = (end: AttemptEnd): void => {
+    this.moveOn()
+    if (end !== null) this.interrupt(end)
+  }
 
   /** @param options - see {@link PresenterOptions} */
   constructor(options: PresenterOptions) {
@@ -419,17 +158,17 @@ export class Presenter extends Writable {
       throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option checkpoint must be a promise', { option: 'checkpoint' })
     }
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 })
-    this.executeTool = options.executeTool
-    this.sayHook = options.say
-    this.onToolPartial = options.onToolPartial
-    this.parallel = options.parallelToolCalls ?? false
-    this.readOnly = new Set(readOnly)
-    this.cleanText = options.cleanText ?? true
-    this.cadenceMs = cadenceMs
-    if (options.checkpoint !== undefined) {
-      // handled now, so a checkpoint that fails before any tool needs it is not an unhandled rejection
-      this.checkpoint = Promise.resolve(options.checkpoint).then(() => undefined, (error: unknown) => ({ error }))
-    }
+    this.cadence = new Cadence(cadenceMs, () => {
+      if (this.destroyed) return
+      this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
+    })
+    this.display = new Display(this.snap, this.cadence, { say: options.say, onToolPartial: options.onToolPartial, cleanText: options.cleanText ?? true }, this)
+    this.tools = new ToolRunner({
+      executeTool: options.executeTool,
+      parallel: options.parallelToolCalls ?? false,
+      readOnly: new Set(readOnly),
+      checkpoint: options.checkpoint,
+    }, this)
     this.on('pipe', (src: Readable) => { this.upstream = src })
     this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
@@ -443,13 +182,12 @@ export class Presenter extends Writable {
 
   /** Tool results so far, in message order (a copy). Still readable after an error or abort. */
   get results(): ToolResult[] {
-    return this.done.slice()
+    return this.tools.results.slice()
   }
 
   /** The current message's blocks, as the diffs so far add up to (copies). */
   get blocks(): Block[] {
-    this.sync()
-    return this.snap.map(cloneBlock)
+    return this.snap.copy()
   }
 
   /** Index of the block being presented: every block before it is complete and handled. */
@@ -459,7 +197,7 @@ export class Presenter extends Writable {
 
   /** The interrupt that happened, if any (the last one, in a stream of several messages). */
   get interrupted(): InterruptInfo | null {
-    return this.interruptInfo
+    return this.tools.last
   }
 
   // ---- Writable ----------------------------------------------------------------------------
@@ -486,17 +224,9 @@ export class Presenter extends Writable {
 
   /** @internal */
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
-    if (this.timer !== undefined) clearTimeout(this.timer)
-    this.timer = undefined
+    this.cadence.cancel()
     if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
-    const running = this.running
-    if (running !== null) {
-      this.running = null
-      const reason = this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined))
-      running.slot = this.done.length
-      this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
-      running.controller.abort(reason)
-    }
+    this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
     callback(err)
   }
 
@@ -516,26 +246,34 @@ export class Presenter extends Writable {
     try {
       // no closure per write: this runs once per diff
       this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
+      const stopped = this.stopped !== null && !this.marked
       if (kind === WRITE) {
-        const op = this.stopped !== null && !this.marked ? 'stopped' :  arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
+        const op = stopped ? 'stopped' : arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
-          this.take(arg as BlockDiff)
-          p = this.advance()
+          // growth of the partial block at the cursor (most diffs): its update is all that
+          // `advance` would do, so it is asked for directly
+          const grown = this.take(arg as BlockDiff)
+          p = grown !== undefined && grown.partial && this.stopped === null ? this.display.show(grown) : this.advance()
         } else {
           p = this.ingest([arg], 0)
         }
-      } else if (kind === WRITEV) p = this.stopped !== null && !this.marked ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
+      } else if (kind === WRITEV) p = stopped ? this.drain(arg as unknown[]) : this.ingest(arg as unknown[], 0)
       else if (kind === END) p = this.endInput()
       else p = this.advance()
     } catch (err) {
       this.settle(done, err)
       return
     }
-    if (p === undefined) {
-      this.settle(done, undefined)
-      return
-    }
+    if (p === undefined) this.settle(done, undefined)
+    else this.settleLater(p, done)
+  }
+
+  /**
+   * Its own method, not inline in `serial`: a function that creates closures capturing `this`
+   * allocates a context on every call, even when the closures are not made (once per diff).
+   */
+  private settleLater(p: Promise<void>, done: Callback): void {
     this.busy = true
     p.then(
       () => { this.busy = false; this.settle(done, undefined) },
@@ -551,7 +289,7 @@ export class Presenter extends Writable {
       done(err instanceof Error ? err : new Error(String(err)))
     } else if (this.tearDown) {
       this.tearDown = false
-      this.destroy(new InterruptError(this.interruptInfo!))
+      this.destroy(new InterruptError(this.tools.last!))
     } else {
       done()
     }
@@ -566,8 +304,7 @@ export class Presenter extends Writable {
       const r = records[i]
       if (Array.isArray(r)) {
         checkSnapshot(r)
-        this.sync()
-        for (const d of diffBlocks(this.snap, r)) this.take(d)
+        for (const d of diffBlocks(this.snap.blocks, r)) this.take(d)
         continue
       }
       if (r === null || typeof r !== 'object') {
@@ -583,12 +320,7 @@ export class Presenter extends Writable {
           return undefined
         }
         const p = this.endMessage()
-        if (p !== undefined) {
-          return p.then(() => {
-            this.newMessage(op === 'message')
-            return this.ingest(records, i + 1)
-          })
-        }
+        if (p !== undefined) return this.ingestAfter(p, op === 'message', records, i + 1)
         this.newMessage(op === 'message')
         continue
       }
@@ -597,113 +329,71 @@ export class Presenter extends Writable {
     return this.advance()
   }
 
-  /** Applies one diff, keeping the cursor block's display state in step. */
-  private take(d: BlockDiff): void {
-    const cursor = this.index
-    // the common case, growth of the last block's field, without the generic path's copies and
-    // checks: the first append to a field opens it, the next ones only add a piece
-    if (d.op === 'append' && d.index === this.snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
-      const b = this.snap[d.index]!
-      let open = b === this.openBlock && d.path === this.openPath
-      if (!open) {
-        const v = fieldAt(b, d.path)
-        if (v !== undefined) {
-          this.openField(b, d.path, v)
-          open = true
-        }
-      }
-      if (open) {
-        this.open.push(d.text)
-        this.openStale = true
-        if (d.index === cursor) {
-          this.dirty = true
-          if (b.type === 'text') this.cleaner.append(d.text)
-        }
-        return
-      }
-    }
-    // records come from logs and sockets: nothing unchecked reaches the snapshot (the fast path
-    // above is its own check: a number index at the end, a string text, a path that names an
-    // own string field of the block, and blocks never hold a param named __proto__)
-    checkDiff(d, this.snap)
-    this.detach()
-    switch (d.op) {
-      case 'truncate':
-        if (d.length < cursor) this.handled(d, d.length)
-        applyChecked(this.snap, d)
-        if (d.length <= cursor) this.resetShown()
-        return
-      case 'add':
-        applyChecked(this.snap, d)
-        if (d.index === cursor) this.resetShown()
-        return
-      case 'complete':
-        if (d.index < cursor && this.snap[d.index]?.partial === false) return // already final: nothing to do
-        if (d.index < cursor) this.handled(d, d.index)
-        applyChecked(this.snap, d)
-        if (d.index === cursor) this.dirty = true
-        return
-      default:
-        if (d.index < cursor) this.handled(d, d.index)
-        applyChecked(this.snap, d)
-        if (d.index === cursor) {
-          this.dirty = true
-          const b = this.snap[cursor]!
-          if (b.type === 'text') {
-            if (d.op === 'append' && d.path === 'content') this.cleaner.append(d.text)
-            else this.cleaner.reset(b.content)
-          }
-        }
-    }
+  /** After the end of a message that went async: the next message, then the rest of the records. */
+  private ingestAfter(p: Promise<void>, marked: boolean, records: readonly unknown[], from: number): Promise<void> {
+    return p.then(() => {
+      this.newMessage(marked)
+      return this.ingest(records, from)
+    })
   }
 
   /**
-   * Makes `b`'s field at `path` the open one. Its appends go to a {@link Rope} and reach the
-   * block when something reads it (a hook, `blocks`, the end of the block): `+=` on the block
-   * would keep one cons string node per chunk alive, a chain that every major GC walks.
+   * Applies one diff to the snapshot, keeping the cursor block's display in step. Returns the
+   * cursor block when the diff was an append to it by the common path.
    */
-  private openField(b: Block, path: string, value: string): void {
-    this.sync()
-    this.openBlock = b
-    this.openPath = path
-    this.openKey = b.type === 'tool_use' ? path.slice(7) : ''
-    this.open.reset(value)
+  private take(d: BlockDiff): Block | undefined {
+    const cursor = this.index
+    const snap: Snapshot = this.snap
+    // the common case, growth of the last block's field, without the generic path's checks: a
+    // number index at the end, a string text, and `append` checks that the path names an own
+    // string field of the block (blocks never hold a param named __proto__)
+    if (d.op === 'append' && d.index === snap.length - 1 && d.index >= cursor && typeof d.text === 'string') {
+      const b = snap.live[d.index]!
+      if (snap.append(b, d.path, d.text)) {
+        if (d.index !== cursor) return undefined
+        this.display.appended(b, d.path, d.text)
+        return b
+      }
+    }
+    this.takeChecked(d)
+    return undefined
   }
 
-  /** Brings the open block's field up to date: called before anything reads the blocks. */
-  private sync(): void {
-    if (!this.openStale) return
-    this.openStale = false
-    const b = this.openBlock!
-    if (b.type === 'text') b.content = this.open.value
-    else if (b.type === 'reasoning') b.reasoning = this.open.value
-    else setParam(b.params, this.openKey, this.open.value)
-  }
-
-  /** Before a change that may touch the open field by another way than an append. */
-  private detach(): void {
-    this.sync()
-    this.openBlock = null
-    this.openPath = ''
+  /** Any other diff, checked first: records come from logs and sockets (kept out of `take` so that it stays small enough to inline). */
+  private takeChecked(d: BlockDiff): void {
+    const cursor = this.index
+    const snap: Snapshot = this.snap
+    snap.check(d)
+    switch (d.op) {
+      case 'truncate':
+        if (d.length < cursor) this.handled(d, d.length)
+        snap.apply(d)
+        if (d.length <= cursor) this.display.reset(snap.live[this.index])
+        return
+      case 'add':
+        snap.apply(d)
+        if (d.index === cursor) this.display.reset(snap.live[this.index])
+        return
+      case 'complete':
+        if (d.index < cursor && snap.live[d.index]?.partial === false) return // already final: nothing to do
+        if (d.index < cursor) this.handled(d, d.index)
+        snap.apply(d)
+        if (d.index === cursor) this.display.touched()
+        return
+      default:
+        if (d.index < cursor) this.handled(d, d.index)
+        snap.apply(d)
+        if (d.index === cursor) {
+          const b = snap.live[cursor]!
+          if (d.op === 'append') this.display.appended(b, d.path, d.text)
+          else this.display.changed(b)
+        }
+    }
   }
 
   /** A diff may never change a block the cursor has passed: it was shown, and maybe run, as final. */
   private handled(d: unknown, index: number): never {
     invalidDiff(d, `it changes block ${index}, which the Presenter already presented as complete`)
-  }
-
-  private resetShown(): void {
-    this.dirty = true
-    this.shownAny = false
-    this.shownHeadKind = -1
-    this.shownTail = ''
-    this.shownText = ''
-    this.lastUpdateAt = 0
-    const b = this.snap[this.index]
-    if (b !== undefined && b.type === 'text') {
-      this.sync()
-      this.cleaner.reset(b.content)
-    }
   }
 
   // ---- presentation ------------------------------------------------------------------------
@@ -712,14 +402,24 @@ export class Presenter extends Writable {
   private advance(): Maybe {
     for (;;) {
       if (this.stopped !== null || this.destroyed) return undefined
-      const b = this.snap[this.index]
+      const b = this.snap.live[this.index]
       if (b === undefined) return undefined
-      if (b.type === 'tool_use' && !b.partial) return this.runTool(b).then(() => this.advance())
-      const p = this.show(b)
+      if (b.type === 'tool_use' && !b.partial) return this.runTool()
+      const p = this.display.show(b)
       if (b.partial) return p
-      if (p !== undefined) return p.then(() => this.next())
+      if (p !== undefined) return this.nextAfter(p)
       this.moveOn()
     }
+  }
+
+  // the closures of `advance` live in these, so that `advance` (once per diff) allocates nothing
+
+  private runTool(): Promise<void> {
+    return this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone).then(() => this.advance())
+  }
+
+  private nextAfter(p: Promise<void>): Promise<void> {
+    return p.then(() => this.next())
   }
 
   private next(): Maybe {
@@ -729,156 +429,13 @@ export class Presenter extends Writable {
 
   private moveOn(): void {
     this.index++
-    this.resetShown()
+    this.display.reset(this.snap.live[this.index])
   }
 
-  /** One UI update of the cursor block, if it changed since the last one (and cadence allows). */
-  private show(b: Block): Maybe {
-    if (b.type === 'tool_use') {
-      if (!this.dirty || this.onToolPartial === undefined) return undefined
-      if (this.deferred()) return undefined
-      this.dirty = false
-      this.shownAny = true
-      if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
-      this.sync()
-      const r = this.onToolPartial(copyTool(b))
-      return isThenable(r) ? Promise.resolve(r) : undefined
-    }
-    let content: string
-    if (b.type === 'reasoning') {
-      if (!this.dirty) return undefined
-      this.sync()
-      content = b.reasoning
-    } else if (!this.cleanText) {
-      if (!this.dirty) return undefined
-      this.sync()
-      content = b.content
-    } else if (!b.partial) {
-      // the cleaner follows the cursor block's every change: no need to clean the whole text again
-      content = cutFenceOpener(this.cleaner.display())
-    } else {
-      if (!this.dirty) return undefined
-      const c = this.cleaner
-      content = c.display()
-      // the same head and tail: the same text, without comparing it; otherwise only texts of the
-      // same length need a look
-      const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
-        || content.length === this.shownText.length && content === this.shownText)
-      if (same) {
-        this.dirty = false
-        return undefined
-      }
-    }
-    if (!this.shownAny && content.length === 0) {
-      // nothing to show yet (a block that so far cleans to nothing)
-      this.dirty = false
-      return undefined
-    }
-    if (b.partial && this.deferred()) return undefined
-    this.dirty = false
-    this.shownAny = true
-    if (b.type === 'text' && b.partial && this.cleanText) {
-      const c = this.cleaner
-      this.shownHeadKind = c.headKind
-      this.shownHeadVersion = c.headVersion
-      this.shownTail = c.tailPart
-      this.shownText = content
-    }
-    if (this.cadenceMs > 0) this.lastUpdateAt = Date.now()
-    return this.say({ type: b.type, content, partial: b.partial })
-  }
-
-  /** With `cadenceMs`: is it too early for another update of this block? Then one is scheduled. */
-  private deferred(): boolean {
-    if (this.cadenceMs === 0 || !this.shownAny) return false
-    const wait = this.lastUpdateAt + this.cadenceMs - Date.now()
-    if (wait <= 0) return false
-    if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined
-        if (this.destroyed) return
-        this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
-      }, wait)
-    }
-    return true
-  }
-
-  private say(message: SayMessage): Maybe {
-    if (this.listenerCount('text') > 0) this.emit('text', message)
-    if (this.sayHook === undefined) return undefined
-    const r = this.sayHook(message)
-    return isThenable(r) ? Promise.resolve(r) : undefined
-  }
-
-  private async runTool(b: ToolUseBlock): Promise<void> {
-    if (b.truncated === true) {
-      this.record(b, 'error', b.isNativeToolCall
-        ? `Tool [${b.name}] was not executed: its arguments were incomplete (not a complete JSON object when the call ended), so its parameters may be missing or cut.`
-        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before its closing tag), so its parameters may be incomplete.`)
-      this.moveOn()
-      return
-    }
-    if (this.checkpoint !== undefined && !this.readOnly.has(b.name)) {
-      const failed = await this.checkpoint
-      if (this.destroyed) return
-      if (failed !== undefined) {
-        this.record(b, 'error', `Tool [${b.name}] was not executed: the checkpoint before it failed (${errorMessage(failed.error)}).`)
-        this.moveOn()
-        // the model must read this result before going on, as after any other attempt
-        if (!this.parallel) this.interrupt('tool-used')
-        return
-      }
-      this.checkpoint = undefined // only the first write waits; later ones find it settled anyway
-    }
-    this.emit('tool', b)
-    const controller = new AbortController()
-    const running = { block: b, controller, slot: -1 }
-    this.running = running
-    let status: ToolStatus
-    let content: string
-    try {
-      const out = await this.executeTool(b, { signal: controller.signal })
-      if (typeof out === 'string') {
-        status = 'ok'
-        content = out
-      } else if (out !== null && typeof out === 'object' && typeof out.content === 'string') {
-        status = out.rejected === true ? 'rejected' : 'ok'
-        content = out.content
-      } else {
-        status = 'error'
-        content = `executeTool returned ${out === null ? 'null' : typeof out}; expected a string or { content }`
-      }
-    } catch (err) {
-      status = 'error'
-      content = errorMessage(err)
-    }
-    if (this.running !== running) {
-      // destroyed meanwhile: _destroy recorded an `error`; the tool did run, so its real outcome
-      // takes that place, marked, for the next turn to know about its side effects
-      if (running.slot >= 0) {
-        const r: ToolResult = { call_id: b.call_id, name: b.name, content, status, afterAbort: true }
-        this.done[running.slot] = r
-        this.emit('result', r)
-      }
-      return
-    }
-    this.running = null
-    this.record(b, status, content)
-    this.moveOn()
-    if (status === 'rejected') this.interrupt('rejected')
-    else if (!this.parallel) this.interrupt('tool-used')
-  }
-
-  private record(b: ToolUseBlock, status: ToolStatus, content: string): void {
-    const r: ToolResult = { call_id: b.call_id, name: b.name, content, status }
-    this.done.push(r)
-    this.emit('result', r)
-  }
-
+  /** The current message stops (SPEC 7.3–7.5): its later tools get `skipped` results. */
   private interrupt(reason: InterruptInfo['reason']): void {
-    const info: InterruptInfo = { reason, note: INTERRUPT_NOTES[reason] }
+    const info = this.tools.stop(reason)
     this.stopped = info
-    this.interruptInfo = info
     if (this.marked) {
       // a replay of several messages: read on to the next one
       this.skipRest()
@@ -912,7 +469,7 @@ export class Presenter extends Writable {
     this.finishDrain(true)
     if (this.tearDown) {
       this.tearDown = false
-      this.destroy(new InterruptError(this.interruptInfo!))
+      this.destroy(new InterruptError(this.tools.last!))
     }
   }
 
@@ -948,21 +505,7 @@ export class Presenter extends Writable {
 
   /** `skipped` results for the tools of the stopped message received so far. */
   private skipRest(): void {
-    const info = this.stopped
-    if (info === null) return
-    const why = info.reason === 'rejected'
-      ? 'a previous tool was rejected'
-      : 'a tool was already used in this message (only one tool may be used per message; assess its result before using the next one)'
-    // by index and call_id, not from where the last call stopped: a block after the cursor may
-    // have been replaced since (text that turned out to be the start of a tool call)
-    for (let i = this.index; i < this.snap.length; i++) {
-      const b = this.snap[i]!
-      if (b.type !== 'tool_use') continue
-      const key = `${i} ${b.call_id}`
-      if (this.skipped.has(key)) continue
-      this.skipped.add(key)
-      this.record(b, 'skipped', `Tool [${b.name}] was not executed: ${why}.`)
-    }
+    if (this.stopped !== null) this.tools.skipRest(this.snap.live, this.index, this.stopped)
   }
 
   private emitReady(): void {
@@ -984,42 +527,38 @@ export class Presenter extends Writable {
   }
 
   private finishLeftover(): Maybe {
-    this.sync()
+    this.snap.sync()
     if (this.destroyed) return undefined
     if (this.stopped !== null) {
       if (this.draining) this.finishDrain(false)
       else if (this.marked) this.skipRest()
       return undefined
     }
-    const b = this.snap[this.index]
+    const b = this.snap.live[this.index]
     if (b === undefined || !b.partial) return undefined
     if (b.type === 'tool_use') {
-      this.record(b, 'error', b.isNativeToolCall
-        ? `Tool [${b.name}] was not executed: the call was cut off (the input ended before its arguments were complete).`
-        : `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
+      this.tools.cutOff(b)
       this.moveOn()
       return undefined
     }
     // text left partial (a parser with completeOnEnd: false): its last update is final
     b.partial = false
-    this.dirty = true
-    return this.show(b)
+    this.display.touched()
+    return this.display.show(b)
   }
 
   private newMessage(marked: boolean): void {
-    this.detach()
-    this.snap = []
+    this.snap.reset()
     this.index = 0
     this.stopped = null
-    this.skipped.clear()
+    this.tools.newMessage()
     this.marked = marked || this.marked
-    this.resetShown()
+    this.display.reset(undefined)
   }
 
   private endInput(): Maybe {
     const finish = (): Maybe => {
-      if (this.timer !== undefined) clearTimeout(this.timer)
-      this.timer = undefined
+      this.cadence.cancel()
       if (!this.destroyed) this.emitReady()
       return undefined
     }
@@ -1027,47 +566,6 @@ export class Presenter extends Writable {
     return p === undefined ? finish() : p.then(finish)
   }
 }
-
-/**
- * The events of a {@link Presenter}, by name: the arguments each listener gets.
- * @example
- * ```ts
- * presenter.on('ready', (results) => sendToModel(results))          // results: ToolResult[]
- * presenter.on('interrupt', ({ reason, note }) => log(reason, note)) // InterruptInfo
- * ```
- * @group Presenter
- */
-export interface PresenterEvents {
-  /** A text or reasoning update, also given to `say`. */
-  text: [message: SayMessage]
-  /** A complete tool block is about to be executed. */
-  tool: [block: ToolUseBlock]
-  /** A result was recorded (any status; again with `afterAbort: true` when a tool settles after an abort). */
-  result: [result: ToolResult]
-  /** A tool was used or rejected: the rest of the message is not presented (SPEC 7.3-7.5). */
-  interrupt: [info: InterruptInfo]
-  /** Every block is handled; the results, in order, are final. */
-  ready: [results: ToolResult[]]
-  /** The stream and its resources are closed. */
-  close: []
-  /** The writable side can take more diffs. */
-  drain: []
-  /** The presentation failed (`ERR_INVALID_DIFF`, a failing hook, an `AbortError`). */
-  error: [err: Error]
-  /** Every diff was presented. */
-  finish: []
-  /** A source was piped in. */
-  pipe: [src: Readable]
-  /** A source was unpiped. */
-  unpipe: [src: Readable]
-}
-
-/**
- * A listener of event `K` of {@link PresenterEvents}; it may declare more parameters than the
- * event gives (`once('close', resolve)`).
- * @group Presenter
- */
-export type PresenterListener<K extends keyof PresenterEvents> = (...args: [...PresenterEvents[K], ...unknown[]]) => void
 
 /**
  * The Presenter's events, typed by name (a Writable's are `any`).

@@ -1,0 +1,254 @@
+/**
+ * The Presenter's display: turns the cursor block into UI updates (`say`, the `text` event,
+ * `onToolPartial`), cleaning text incrementally and showing a block only when it changed.
+ * @module
+ */
+import type { Block, ToolUseBlock } from '../types.js'
+import { cutFenceOpener, TextCleaner } from './clean.js'
+import type { Cadence } from './cadence.js'
+import { settled, type Maybe } from './maybe.js'
+import type { Snapshot } from './snapshot.js'
+
+/**
+ * One UI update of a text or reasoning block, as given to `say` and the `text` event. `content`
+ * is the block's whole display text so far, not a delta.
+ * @example
+ * ```ts
+ * const m: SayMessage = { type: 'text', content: 'I will read the file', partial: true }
+ * ```
+ * @group Presenter
+ */
+export interface SayMessage {
+  /** Which kind of block this shows. */
+  type: 'text' | 'reasoning'
+  /** The whole display text of the block (cleaned, for text blocks with `cleanText`). */
+  content: string
+  /** `true` while the block may still grow; the last update of a block has `false`. */
+  partial: boolean
+}
+
+/** Where the `text` event goes (the Presenter). @internal */
+export interface TextEvents {
+  listenerCount(event: 'text'): number
+  emit(event: 'text', message: SayMessage): boolean
+}
+
+/** The Display's hooks and options, from the Presenter's options. @internal */
+export interface DisplayHooks {
+  say: ((message: SayMessage) => unknown) | undefined
+  onToolPartial: ((block: ToolUseBlock) => unknown) | undefined
+  cleanText: boolean
+}
+
+/**
+ * The display state of the cursor block (the block being presented) and the updates it gives.
+ * The Presenter tells it how the cursor block changed (`appended`, `changed`, `touched`, or a
+ * new cursor block with `reset`) and asks for an update with `show`.
+ *
+ * Owns: the text cleaner of the cursor block, "changed since last shown" (`dirty`, and what was
+ * last shown, by the cleaner's head, version and tail, or by the text itself), and the calls of
+ * the hooks. Reads the blocks through the {@link Snapshot} (syncing only what a hook reads) and
+ * asks the {@link Cadence} whether an update is due.
+ * @internal
+ */
+export class Display {
+  private readonly cleaner = new TextCleaner()
+  /** The cursor block changed since its last update. */
+  private dirty = true
+  /** The cursor block had an update. */
+  private shownAny = false
+  private shownHeadKind = -1
+  private shownHeadVersion = -1
+  private shownTail = ''
+  private shownText = ''
+  /** The cleaner follows the cursor text block (false while nobody reads its display text). */
+  private cleaning = false
+  /**
+   * The params handed to `onToolPartial` for the cursor tool block: the Display's own object,
+   * updated in place from one update to the next (`null`: to be copied from the block).
+   */
+  private toolParams: Record<string, string> | null = null
+  /** The path of the one field appended to since the last tool update ('' if none). */
+  private toolPath = ''
+  /** Another field changed too: `toolParams` is copied again at the next update. */
+  private toolStale = false
+  /** `toolPath`'s param name, cut once per field (a slice per update is slow). */
+  private keyPath = ''
+  private key = ''
+
+  // the hooks and options, read once per diff: kept here rather than behind `hooks` and
+  // `cadence`, one load instead of two on the per-diff path
+  private readonly sayHook: DisplayHooks['say']
+  private readonly toolHook: DisplayHooks['onToolPartial']
+  private readonly cleanText: boolean
+  /** `cadenceMs > 0`: ask the Cadence before an update of a partial block. */
+  private readonly paced: boolean
+
+  /**
+   * @param snap - the blocks, synced before a hook reads a field
+   * @param cadence - spacing of the updates
+   * @param hooks - the Presenter's hooks and `cleanText`
+   * @param events - where `text` events go
+   */
+  constructor(
+    private readonly snap: Snapshot,
+    private readonly cadence: Cadence,
+    hooks: DisplayHooks,
+    private readonly events: TextEvents,
+  ) {
+    this.sayHook = hooks.say
+    this.toolHook = hooks.onToolPartial
+    this.cleanText = hooks.cleanText
+    this.paced = cadence.ms > 0
+  }
+
+  /** A new cursor block (or none): nothing of it was shown yet. */
+  reset(b: Block | undefined): void {
+    this.dirty = true
+    this.shownAny = false
+    this.shownHeadKind = -1
+    this.shownTail = ''
+    this.shownText = ''
+    if (this.paced) this.cadence.reset()
+    this.toolParams = null
+    this.toolPath = ''
+    this.cleaning = false
+    if (b !== undefined && b.type === 'text' && this.cleanText && this.readers()) this.startCleaning(b)
+  }
+
+  /** The cursor block `b` grew by `text` at `path` (its content, for a text block). */
+  appended(b: Block, path: string, text: string): void {
+    this.dirty = true
+    if (b.type === 'text') {
+      if (this.cleaning) this.cleaner.append(text)
+    } else if (b.type === 'tool_use' && this.toolParams !== null) {
+      if (this.toolPath === '') this.toolPath = path
+      else if (path !== this.toolPath) this.toolStale = true
+    }
+  }
+
+  /** The cursor block `b` changed otherwise (a `set`): its text is cleaned again. */
+  changed(b: Block): void {
+    this.dirty = true
+    if (b.type === 'text') {
+      if (this.cleaning) this.startCleaning(b)
+    } else this.toolStale = true
+  }
+
+  /** The cursor block changed without a new text (it completed). */
+  touched(): void {
+    this.dirty = true
+  }
+
+  /** One UI update of the cursor block `b`, if it changed since the last one (and cadence allows). */
+  show(b: Block): Maybe {
+    return b.type === 'tool_use' ? this.showTool(b) : this.showText(b)
+  }
+
+  private showTool(b: ToolUseBlock): Maybe {
+    const hook = this.toolHook
+    if (!this.dirty || hook === undefined) return undefined
+    if (this.paced && this.cadence.deferred(this.shownAny)) return undefined
+    this.dirty = false
+    this.shownAny = true
+    if (this.paced) this.cadence.shown()
+    return settled(hook(this.toolView(b)))
+  }
+
+  private showText(b: Exclude<Block, ToolUseBlock>): Maybe {
+    // nobody reads the display text: nothing to clean or build (a reader that comes later gets
+    // the block's next update as its first)
+    if (!this.readers()) return undefined
+    let content: string
+    if (b.type === 'reasoning') {
+      if (!this.dirty) return undefined
+      this.snap.sync()
+      content = b.reasoning
+    } else if (!this.cleanText) {
+      if (!this.dirty) return undefined
+      this.snap.sync()
+      content = b.content
+    } else if (!b.partial) {
+      if (!this.cleaning) this.startCleaning(b)
+      // the cleaner follows the cursor block's every change: no need to clean the whole text again
+      content = cutFenceOpener(this.cleaner.display())
+    } else {
+      if (!this.dirty) return undefined
+      if (!this.cleaning) this.startCleaning(b)
+      const c = this.cleaner
+      content = c.display()
+      // the same head and tail: the same text, without comparing it; otherwise only texts of the
+      // same length need a look
+      const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
+        || content.length === this.shownText.length && content === this.shownText)
+      if (same) {
+        this.dirty = false
+        return undefined
+      }
+    }
+    if (!this.shownAny && content.length === 0) {
+      // nothing to show yet (a block that so far cleans to nothing)
+      this.dirty = false
+      return undefined
+    }
+    if (b.partial && this.paced && this.cadence.deferred(this.shownAny)) return undefined
+    this.dirty = false
+    this.shownAny = true
+    if (b.type === 'text' && b.partial && this.cleanText) {
+      const c = this.cleaner
+      this.shownHeadKind = c.headKind
+      this.shownHeadVersion = c.headVersion
+      this.shownTail = c.tailPart
+      this.shownText = content
+    }
+    if (this.paced) this.cadence.shown()
+    return this.say({ type: b.type, content, partial: b.partial })
+  }
+
+  /** Does anything read text updates (`say`, or a `text` listener)? */
+  private readers(): boolean {
+    return this.sayHook !== undefined || this.events.listenerCount('text') > 0
+  }
+
+  /** The cleaner takes up the text block `b` as it stands. */
+  private startCleaning(b: Block & { type: 'text' }): void {
+    this.snap.sync()
+    this.cleaner.reset(b.content)
+    this.cleaning = true
+  }
+
+  /**
+   * The block given to `onToolPartial`: a new object per update, whose `params` is the Display's
+   * own copy, kept from one update of the block to the next and updated in place (only the field
+   * that grew is written), so an update costs neither a copy of the params nor a write to the
+   * snapshot.
+   */
+  private toolView(b: ToolUseBlock): ToolUseBlock {
+    let params = this.toolParams
+    if (params === null || this.toolStale) {
+      this.snap.sync()
+      params = this.toolParams = { ...b.params }
+      this.toolStale = false
+    } else if (this.toolPath !== '') {
+      const path = this.toolPath
+      if (path !== this.keyPath) {
+        this.keyPath = path
+        this.key = path.slice(7)
+      }
+      // a plain store: no param is named __proto__ (checkBlock refuses it), and this object is
+      // the Display's own, so no own-property test is needed
+      params[this.key] = this.snap.valueAt(b, path)
+    }
+    this.toolPath = ''
+    const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
+    if (b.truncated === true) v.truncated = true
+    return v
+  }
+
+  private say(message: SayMessage): Maybe {
+    const events = this.events
+    if (events.listenerCount('text') > 0) events.emit('text', message)
+    const hook = this.sayHook
+    return hook === undefined ? undefined : settled(hook(message))
+  }
+}
