@@ -132,6 +132,7 @@ export class Engine {
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
+  private readonly closeNames: Map<string, RegExp>
   /** The robust stages, null when their options are off. */
   private readonly reader: TagReader | null
   private readonly fences: FenceScanner | null
@@ -147,6 +148,7 @@ export class Engine {
     this.toolMax = t.toolTags.maxInner + 1
     this.greedy = o.dialect.greedy
     this.lenient = o.lenientTags
+    this.closeNames = t.closeNames
     this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
     this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
     this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
@@ -330,7 +332,7 @@ export class Engine {
    * pushed to `field`. Returns the index after the closing tag, or ~cut.
    */
   private scanClose(w: string, p: number, close: string, field: Field): number {
-    if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended)
+    if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended, this.closeNames)
     const i = findClose(w, p, close, this.ended)
     if (i < 0) {
       field.push(p === 0 && ~i === w.length ? w : w.slice(p, ~i))

@@ -62,6 +62,8 @@ export interface Tables {
   toolTags: TagSet
   /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
   unknownCache: Map<string, boolean>
+  /** The lenient closing tags' name regexes, by param or reasoning tag name (lenient.ts). */
+  closeNames: Map<string, RegExp>
 }
 
 const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
@@ -72,7 +74,7 @@ export function tables(d: Dialect, reasoning: readonly string[]): Tables {
   const key = reasoning.join('\u0000')
   let t = byReasoning.get(key)
   if (t === undefined) {
-    t = { tools: new Set(d.tools), params: new Set(d.params), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
+    t = { tools: new Set(d.tools), params: new Set(d.params), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map(), closeNames: new Map() }
     for (const x of d.tools) t.textTags.add(x)
     for (const x of reasoning) t.textTags.add(x)
     for (const x of d.params) t.toolTags.add(x)
