@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import { parseAssistantMessage, parseWithDiagnostics, defineDialect, type Block } from '../lib/index.js'
 import { Engine } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
+import { LENIENT_SLACK } from '../lib/parse/tags.js'
 import { DiffSession } from '../lib/streams/session.js'
 import { strip, counter, fixedChunks } from './helpers/arb.js'
 
@@ -50,6 +51,20 @@ t.test('lenientTags: a closing tag in a long value is found by its name, blanks 
   for (const later of ['</path>', '</ path >']) {
     t.same(whole(`<read_file><path>${long}</ path > y ${later}</read_file>`, { lenientTags: true }), [tool('read_file', { path: long })], later)
   }
+})
+
+t.test('lenientTags: a long value\'s closing tag holds at most LENIENT_SLACK blanks, wherever they are', async (t) => {
+  // the long-value search bounds the blanks after the name by the same limit the tag's reader
+  // puts on all its blanks: one-shot (the search) and 7-byte chunks (the per-'<' path) agree
+  fc.assert(fc.property(fc.nat(18), fc.nat(18), fc.nat(18), fc.boolean(), (a, b, c, tab) => {
+    const blank = (k: number) => (tab ? '\t' : ' ').repeat(k)
+    const long = 'x'.repeat(300)
+    const close = `<${blank(a)}/${blank(b)}path${blank(c)}>`
+    const msg = `<read_file><path>${long}${close}y</path></read_file>`
+    const want = [tool('read_file', { path: a + b + c <= LENIENT_SLACK ? long : long + close + 'y' })]
+    t.same(whole(msg, { lenientTags: true, final: true }), want)
+    t.same(streamed(fixedChunks(msg, 7), { lenientTags: true }), want)
+  }), { numRuns: 150 })
 })
 
 t.test('a dialect without tools has no tags: `<>` is text', async (t) => {
