@@ -113,7 +113,7 @@ function closeEnd(w: string, s: number, want: string, ended: boolean): number {
  * once per name in `cache`, the dialect's (Tables.closeNames: its params and reasoning tags only,
  * and it goes with the dialect).
  */
-function nameRegex(cache: Map<string, RegExp>, name: string): RegExp {
+export function closeNameRegex(cache: Map<string, RegExp>, name: string): RegExp {
   let re = cache.get(name)
   if (re === undefined) {
     // at most LENIENT_SLACK blanks in the whole tag (closeEnd's limit)
@@ -133,9 +133,10 @@ export interface CloseAt {
 
 /**
  * Inside a param or reasoning tag with `lenientTags`: only the matching closing tag, blanks
- * allowed, ends it. Returns the index after it, or ~cut with the value pushed up to cut.
+ * allowed, ends it (`re`: its name's closeNameRegex). Returns the index after it, or ~cut with
+ * the value pushed up to cut.
  */
-export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, names: Map<string, RegExp>): number {
+export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, re: RegExp): number {
   const want = close.slice(1, -1)
   if (w.length - p > 256) {
     // candidates from the name and what must follow it (`name`, blanks, '>'): one regex search,
@@ -144,7 +145,6 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
     // from each match over blanks, '/', blanks to a '<', which closeEnd alone confirms (and with
     // it the length limit). Tags hold no '<', so the first confirmed tag by name is the first one;
     // and a match ends at a '>' that no other closing tag can share.
-    const re = nameRegex(names, want.slice(1))
     re.lastIndex = p
     for (let m = re.exec(w); m !== null; m = re.exec(w)) {
       let j = m.index - 1
