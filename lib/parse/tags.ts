@@ -68,7 +68,19 @@ export interface Tables {
 
 const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
 
+/** The last lookup: most processes parse with one dialect and one profile all along. */
+let last: { d: Dialect; reasoning: readonly string[]; t: Tables } | null = null
+
 export function tables(d: Dialect, reasoning: readonly string[]): Tables {
+  // the profiles' arrays are frozen constants (options.ts); a caller's own array is read again,
+  // as it may have changed since
+  if (last !== null && last.d === d && last.reasoning === reasoning && Object.isFrozen(reasoning)) return last.t
+  const t = lookup(d, reasoning)
+  last = { d, reasoning, t }
+  return t
+}
+
+function lookup(d: Dialect, reasoning: readonly string[]): Tables {
   let byReasoning = tableCache.get(d)
   if (byReasoning === undefined) tableCache.set(d, (byReasoning = new Map()))
   const key = reasoning.join('\u0000')
