@@ -84,6 +84,16 @@ t.test('names with regex metacharacters are matched as written by the tag regexe
   }
   // the lenient form too
   t.same(whole('< a.b+c >< p$ >5</ p$ ></ a.b+c >', { dialect, lenientTags: true }), [tool('a.b+c', { p$: '5' })])
+  // and a long value's closing tag, found by a regex of the name: `a.c` must not match `abc`
+  const long = 'v'.repeat(300)
+  const d2 = defineDialect({ tools: ['a.b+c'], params: ['p$', '😀', 'a.c', '[x]'] })
+  for (const p of ['p$', '😀', 'a.c', '[x]']) {
+    const fake = p === 'a.c' ? '</ abc >' : `</ ${p}x >`
+    const msg = `<a.b+c><${p}>${long}${fake}${long}</ ${p} >tail</a.b+c>`
+    const want = [tool('a.b+c', { [p]: long + fake + long })]
+    t.same(whole(msg, { dialect: d2, lenientTags: true }), want, p)
+    t.same(streamed(fixedChunks(msg, 5), { dialect: d2, lenientTags: true }), want, `${p}, 5-byte chunks`)
+  }
 })
 
 t.test('codeFences: a fence opens after up to three spaces at a line start, found by looking back from the backtick', async (t) => {
