@@ -67,6 +67,32 @@ t.test('lenientTags: a long value\'s closing tag holds at most LENIENT_SLACK bla
   }), { numRuns: 150 })
 })
 
+t.test('diagnostics change no block: a lenient tag past the length limit is text with or without them', async (t) => {
+  // diagnostics read longer text-mode candidates (to report unknown names); a tag that only this
+  // longer reading found, or a cut one it held back, made the blocks depend on them
+  const names = ['read_file', 'list_code_definition_names', 'path', 'thinking', 'x_y']
+  const blanks = fc.constantFrom('', ' ', '\t', ' '.repeat(8), ' '.repeat(17), ' '.repeat(30))
+  const tag = fc.tuple(fc.constantFrom(...names), blanks, fc.boolean(), blanks).map(([n, a, slash, b]) => `<${a}${slash ? '/' : ''}${n}${b}>`)
+  const part = fc.oneof(tag, fc.constantFrom('x', ' ', '\n', '<', '< ', 'a < b'))
+  const msgs = fc.array(part, { maxLength: 14, size: 'max' }).map((a) => a.join(''))
+  for (const o of [{ profile: 'robust' as const }, { lenientTags: true }]) {
+    fc.assert(fc.property(msgs, fc.array(fc.nat(400), { maxLength: 6 }), (msg, cuts) => {
+      const plain = strip(parseAssistantMessage(msg, { ...o, idGenerator: counter() }))
+      t.same(strip(parseWithDiagnostics(msg, { ...o, idGenerator: counter() }).blocks), plain)
+      // streamed with diagnostics: after each chunk, the parse of the text so far without them
+      let blocks: Block[] = []
+      const s = new DiffSession({ ...o, diagnostics: true, idGenerator: counter(), emit: 'snapshots' }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
+      let last = 0
+      for (const at of [...new Set(cuts.map((c) => c % (msg.length + 1)))].sort((a, b) => a - b).concat(msg.length)) {
+        if (at <= last) continue
+        s.push(msg.slice(last, at))
+        last = at
+        t.same(strip(blocks), strip(parseAssistantMessage(msg.slice(0, at), { ...o, idGenerator: counter() })), JSON.stringify(msg.slice(0, at)))
+      }
+    }), { numRuns: 300 })
+  }
+})
+
 t.test('a dialect without tools has no tags: `<>` is text', async (t) => {
   const dialect = defineDialect({ tools: [], params: [] })
   for (const o of [{}, { lenientTags: true }, { profile: 'robust' as const }]) {
