@@ -34,3 +34,20 @@ t.test('decoding in pieces, holding a partial entity back, equals decoding the w
   }), { numRuns: 3000 })
   t.ok(decoded > 1500, `most of the texts had an entity to decode (${decoded} of 3000)`)
 })
+
+t.test('partialEntityStart: the last "&" within 11 characters of the end, if what follows it may still become an entity', async (t) => {
+  // the rule as first written (lastIndexOf), against the look at the last 11 characters only
+  const rule = (s: string): number => {
+    const amp = s.lastIndexOf('&')
+    if (amp < 0 || s.length - amp > 11) return s.length
+    return /&(?:[a-z]{0,4}|#[0-9]{0,8}|#[xX][0-9a-fA-F]{0,8})$/u.test(s.slice(amp)) ? amp : s.length
+  }
+  const chars = fc.constantFrom('&', '#', 'x', 'a', 'm', 'p', '1', 'F', ';', ' ')
+  fc.assert(fc.property(fc.array(chars, { maxLength: 30 }).map((a) => a.join('')), fc.nat(40), (s, pad) => {
+    const long = 'y'.repeat(pad) + s
+    t.equal(partialEntityStart(long), rule(long), JSON.stringify(long))
+  }), { numRuns: 2000 })
+  t.equal(partialEntityStart('&' + 'z'.repeat(10)), 11, "'&' and ten letters can become no entity")
+  t.equal(partialEntityStart('x&#12'), 1)
+  t.equal(partialEntityStart('x&#12&am'), 5)
+})

@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import { parseAssistantMessage, parseWithDiagnostics, defineDialect, type Block } from '../lib/index.js'
 import { Engine } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
+import { LENIENT_SLACK } from '../lib/parse/tags.js'
 import { DiffSession } from '../lib/streams/session.js'
 import { strip, counter, fixedChunks } from './helpers/arb.js'
 
@@ -52,6 +53,46 @@ t.test('lenientTags: a closing tag in a long value is found by its name, blanks 
   }
 })
 
+t.test('lenientTags: a long value\'s closing tag holds at most LENIENT_SLACK blanks, wherever they are', async (t) => {
+  // the long-value search bounds the blanks after the name by the same limit the tag's reader
+  // puts on all its blanks: one-shot (the search) and 7-byte chunks (the per-'<' path) agree
+  fc.assert(fc.property(fc.nat(18), fc.nat(18), fc.nat(18), fc.boolean(), (a, b, c, tab) => {
+    const blank = (k: number) => (tab ? '\t' : ' ').repeat(k)
+    const long = 'x'.repeat(300)
+    const close = `<${blank(a)}/${blank(b)}path${blank(c)}>`
+    const msg = `<read_file><path>${long}${close}y</path></read_file>`
+    const want = [tool('read_file', { path: a + b + c <= LENIENT_SLACK ? long : long + close + 'y' })]
+    t.same(whole(msg, { lenientTags: true, final: true }), want)
+    t.same(streamed(fixedChunks(msg, 7), { lenientTags: true }), want)
+  }), { numRuns: 150 })
+})
+
+t.test('diagnostics change no block: a lenient tag past the length limit is text with or without them', async (t) => {
+  // diagnostics read longer text-mode candidates (to report unknown names); a tag that only this
+  // longer reading found, or a cut one it held back, made the blocks depend on them
+  const names = ['read_file', 'list_code_definition_names', 'path', 'thinking', 'x_y']
+  const blanks = fc.constantFrom('', ' ', '\t', ' '.repeat(8), ' '.repeat(17), ' '.repeat(30))
+  const tag = fc.tuple(fc.constantFrom(...names), blanks, fc.boolean(), blanks).map(([n, a, slash, b]) => `<${a}${slash ? '/' : ''}${n}${b}>`)
+  const part = fc.oneof(tag, fc.constantFrom('x', ' ', '\n', '<', '< ', 'a < b'))
+  const msgs = fc.array(part, { maxLength: 14, size: 'max' }).map((a) => a.join(''))
+  for (const o of [{ profile: 'robust' as const }, { lenientTags: true }]) {
+    fc.assert(fc.property(msgs, fc.array(fc.nat(400), { maxLength: 6 }), (msg, cuts) => {
+      const plain = strip(parseAssistantMessage(msg, { ...o, idGenerator: counter() }))
+      t.same(strip(parseWithDiagnostics(msg, { ...o, idGenerator: counter() }).blocks), plain)
+      // streamed with diagnostics: after each chunk, the parse of the text so far without them
+      let blocks: Block[] = []
+      const s = new DiffSession({ ...o, diagnostics: true, idGenerator: counter(), emit: 'snapshots' }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
+      let last = 0
+      for (const at of [...new Set(cuts.map((c) => c % (msg.length + 1)))].sort((a, b) => a - b).concat(msg.length)) {
+        if (at <= last) continue
+        s.push(msg.slice(last, at))
+        last = at
+        t.same(strip(blocks), strip(parseAssistantMessage(msg.slice(0, at), { ...o, idGenerator: counter() })), JSON.stringify(msg.slice(0, at)))
+      }
+    }), { numRuns: 300 })
+  }
+})
+
 t.test('a dialect without tools has no tags: `<>` is text', async (t) => {
   const dialect = defineDialect({ tools: [], params: [] })
   for (const o of [{}, { lenientTags: true }, { profile: 'robust' as const }]) {
@@ -69,6 +110,16 @@ t.test('names with regex metacharacters are matched as written by the tag regexe
   }
   // the lenient form too
   t.same(whole('< a.b+c >< p$ >5</ p$ ></ a.b+c >', { dialect, lenientTags: true }), [tool('a.b+c', { p$: '5' })])
+  // and a long value's closing tag, found by a regex of the name: `a.c` must not match `abc`
+  const long = 'v'.repeat(300)
+  const d2 = defineDialect({ tools: ['a.b+c'], params: ['p$', '😀', 'a.c', '[x]'] })
+  for (const p of ['p$', '😀', 'a.c', '[x]']) {
+    const fake = p === 'a.c' ? '</ abc >' : `</ ${p}x >`
+    const msg = `<a.b+c><${p}>${long}${fake}${long}</ ${p} >tail</a.b+c>`
+    const want = [tool('a.b+c', { [p]: long + fake + long })]
+    t.same(whole(msg, { dialect: d2, lenientTags: true }), want, p)
+    t.same(streamed(fixedChunks(msg, 5), { dialect: d2, lenientTags: true }), want, `${p}, 5-byte chunks`)
+  }
 })
 
 t.test('codeFences: a fence opens after up to three spaces at a line start, found by looking back from the backtick', async (t) => {

@@ -26,7 +26,7 @@ import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
 import { TagReader } from './tag-reader.js'
 import { Diagnostics } from './diagnostics.js'
-import { scanCloseLenient } from './lenient.js'
+import { closeNameRegex, scanCloseLenient } from './lenient.js'
 import { openField, render, toolBlock, type OpenField } from './render.js'
 
 export { lenientInner } from './lenient.js'
@@ -132,6 +132,12 @@ export class Engine {
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
+  private readonly closeNames: Map<string, RegExp>
+  /**
+   * The open param's or reasoning tag's closeNameRegex (lenientTags), looked up once when it
+   * opens by the name its tag set already hashed, not on every chunk.
+   */
+  private closeRe = /(?!)/g
   /** The robust stages, null when their options are off. */
   private readonly reader: TagReader | null
   private readonly fences: FenceScanner | null
@@ -147,6 +153,7 @@ export class Engine {
     this.toolMax = t.toolTags.maxInner + 1
     this.greedy = o.dialect.greedy
     this.lenient = o.lenientTags
+    this.closeNames = t.closeNames
     this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
     this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
     this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
@@ -276,6 +283,7 @@ export class Engine {
     }
     this.setMode(Mode.Reasoning)
     this.reasoningClose = '</' + name + '>'
+    if (this.lenient) this.closeRe = closeNameRegex(this.closeNames, name)
     this.reasoning = new Field()
   }
 
@@ -309,6 +317,7 @@ export class Engine {
     this.setMode(Mode.Param)
     this.paramName = name
     this.paramClose = '</' + name + '>'
+    if (this.lenient) this.closeRe = closeNameRegex(this.closeNames, name)
     this.paramPath = 'params.' + name
     this.param = new Field(this.o.decodeEntities)
     const tool = this.tool!
@@ -330,7 +339,7 @@ export class Engine {
    * pushed to `field`. Returns the index after the closing tag, or ~cut.
    */
   private scanClose(w: string, p: number, close: string, field: Field): number {
-    if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended)
+    if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended, this.closeRe)
     const i = findClose(w, p, close, this.ended)
     if (i < 0) {
       field.push(p === 0 && ~i === w.length ? w : w.slice(p, ~i))

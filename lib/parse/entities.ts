@@ -47,7 +47,11 @@ export function decodeEntities(s: string): string {
  * @group Parsing
  */
 export function partialEntityStart(s: string): number {
-  const amp = s.lastIndexOf('&')
-  if (amp < 0 || s.length - amp > 11) return s.length
-  return PARTIAL.test(s.slice(amp)) ? amp : s.length
+  // only a '&' among the last 11 characters can start one: look there, not back from the end
+  // over a whole value without any (lastIndexOf walks it character by character)
+  const n = s.length
+  let amp = s.indexOf('&', n > 11 ? n - 11 : 0)
+  if (amp < 0) return n
+  for (let k = s.indexOf('&', amp + 1); k >= 0; k = s.indexOf('&', k + 1)) amp = k
+  return PARTIAL.test(s.slice(amp)) ? amp : n
 }

@@ -221,7 +221,7 @@ export class FenceScanner {
         continue
       }
       const name = this.reader.innerName(w.slice(q + 1, end))
-      if (name !== null && e.textTags.names.has(name)) {
+      if (this.reader.textTag(e, name, q, end, base + q, this.span === 0) && name !== null) {
         if (this.span > 0) {
           // the text before it is decided; what follows is text only while the tag is held
           e.text.push(w.slice(p, q))
@@ -238,7 +238,6 @@ export class FenceScanner {
         this.nextNl = nextNl
         return end + 1
       }
-      if (e.diag !== null && name !== null && this.span === 0) e.diag.checkUnknown(name, base + q)
       // not end + 1: a newline or backtick inside a non-tag like `<a\n```>` still counts
       i = q + 1
     }

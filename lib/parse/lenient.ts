@@ -109,6 +109,21 @@ function closeEnd(w: string, s: number, want: string, ended: boolean): number {
 }
 
 /**
+ * `name`, then the blanks a lenient closing tag allows, then '>' (global: set lastIndex), made
+ * once per name in `cache`, the dialect's (Tables.closeNames: its params and reasoning tags only,
+ * and it goes with the dialect).
+ */
+export function closeNameRegex(cache: Map<string, RegExp>, name: string): RegExp {
+  let re = cache.get(name)
+  if (re === undefined) {
+    // at most LENIENT_SLACK blanks in the whole tag (closeEnd's limit)
+    re = new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]{0,${LENIENT_SLACK}}>`, 'g')
+    cache.set(name, re)
+  }
+  return re
+}
+
+/**
  * Where the engine's lenient close scan leaves the start of the closing tag it found (the
  * engine owns the field, and reads it when a greedy param closes).
  */
@@ -118,18 +133,21 @@ export interface CloseAt {
 
 /**
  * Inside a param or reasoning tag with `lenientTags`: only the matching closing tag, blanks
- * allowed, ends it. Returns the index after it, or ~cut with the value pushed up to cut.
+ * allowed, ends it (`re`: its name's closeNameRegex). Returns the index after it, or ~cut with
+ * the value pushed up to cut.
  */
-export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean): number {
+export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, re: RegExp): number {
   const want = close.slice(1, -1)
   if (w.length - p > 256) {
-    // candidates from the name: V8's search for a whole word skips ahead where visiting every
-    // '<' of a long value (a JSX file: one every ~16 characters) or a regex would not. Back from
-    // each occurrence over blanks, '/', blanks to a '<', which closeEnd alone confirms (and with
-    // it the length limit). Tags hold no '<', so the first confirmed tag by name is the first one.
-    const name = want.slice(1)
-    for (let k = w.indexOf(name, p); k >= 0; k = w.indexOf(name, k + 1)) {
-      let j = k - 1
+    // candidates from the name and what must follow it (`name`, blanks, '>'): one regex search,
+    // which V8 runs with Boyer-Moore skips over a value (a JSX file: a '<' every ~16 characters)
+    // faster than indexOf of the name alone (0.5-0.8x its time) or of the exact closing tag. Back
+    // from each match over blanks, '/', blanks to a '<', which closeEnd alone confirms (and with
+    // it the length limit). Tags hold no '<', so the first confirmed tag by name is the first one;
+    // and a match ends at a '>' that no other closing tag can share.
+    re.lastIndex = p
+    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
+      let j = m.index - 1
       while (j >= p && isBlank(w.charCodeAt(j))) j--
       if (j < p || w.charCodeAt(j) !== SLASH) continue
       j--

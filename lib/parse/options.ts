@@ -81,6 +81,13 @@ export const DEFAULT_MAX_DIAGNOSTICS = 1000
 
 const defaultIds = (): string => nanoid(8)
 
+/**
+ * The profiles' reasoning tags, one frozen array each: the engine finds a dialect's tables by
+ * them, and the same array every parse lets it skip rebuilding their key (tags.ts `tables`).
+ */
+const ROBUST_REASONING: readonly string[] = Object.freeze(['thinking', 'think'])
+const NO_REASONING: readonly string[] = Object.freeze([])
+
 function flag(v: unknown, name: string, dflt: boolean): boolean {
   if (v === undefined) return dflt
   if (typeof v !== 'boolean') {
@@ -99,8 +106,8 @@ export function resolveOptions(o: ParseOptions = {}): ResolvedOptions {
     throw new TagstreamError('ERR_INVALID_OPTION', `unknown profile ${JSON.stringify(profile)} (cline or robust)`, { option: 'profile' })
   }
   const robust = profile === 'robust'
-  let reasoningTags: readonly string[] = robust ? ['thinking', 'think'] : []
-  if (o.reasoningTags === false) reasoningTags = []
+  let reasoningTags: readonly string[] = robust ? ROBUST_REASONING : NO_REASONING
+  if (o.reasoningTags === false) reasoningTags = NO_REASONING
   else if (o.reasoningTags !== undefined) {
     if (!Array.isArray(o.reasoningTags) || !o.reasoningTags.every(isTagName)) {
       throw new TagstreamError('ERR_INVALID_OPTION', 'option reasoningTags must be an array of tag names', { option: 'reasoningTags' })

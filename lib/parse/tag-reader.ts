@@ -17,6 +17,11 @@ export class TagReader {
   /** The longest tag candidate after a '<' in text and in tool mode (fixed by the options). */
   private readonly textMax: number
   private readonly toolMax: number
+  /**
+   * The longest text tag, '<' to '>' exclusive, whatever diagnostics say: they read longer
+   * candidates (textMax) to report unknown names, but a tag is a tag with or without them.
+   */
+  private readonly textTagMax: number
 
   constructor(
     private readonly lenient: boolean,
@@ -27,6 +32,7 @@ export class TagReader {
     // text mode, with diagnostics, also waits for unknown tool-like names to complete, so that
     // reporting them does not depend on where chunks were cut
     const slack = 1 + (lenient ? LENIENT_SLACK : 0)
+    this.textTagMax = textTags.maxInner + slack
     this.textMax = Math.max(textTags.maxInner, diagnostics ? UNKNOWN_MAX : 0) + slack
     this.toolMax = toolTags.maxInner + slack
   }
@@ -79,6 +85,9 @@ export class TagReader {
 
   /** See Engine.cutTag. */
   cut(raw: string, tags: TagSet, named: boolean): boolean {
+    // its '>' still to come, a candidate this long is past a tag's limit (tagEnd), whatever
+    // diagnostics wait for
+    if (raw.length >= (tags === this.textTags ? this.textTagMax : this.toolMax)) return false
     if (this.lenient) return lenientCut(raw, tags, named)
     return (!named || raw.length > 0) && tags.prefixes.has(raw)
   }
@@ -86,6 +95,18 @@ export class TagReader {
   /** The name inside the brackets of a whole tag; null if it is no tag. */
   innerName(raw: string): string | null {
     return this.lenient ? lenientName(raw) : raw
+  }
+
+  /**
+   * Does the whole candidate `w[s..end]`, whose inside is `name`, open a text tag? Otherwise, with
+   * diagnostics, it is judged as an unknown name (a known one too long for a tag is not).
+   */
+  textTag(e: Engine, name: string | null, s: number, end: number, offset: number, report: boolean): boolean {
+    if (name === null) return false
+    if (this.textTags.names.has(name)) {
+      if (end - s <= this.textTagMax) return true
+    } else if (report && e.diag !== null) e.diag.checkUnknown(name, offset)
+    return false
   }
 
   /** Text mode: returns where the next mode starts, or ~cut when the window is used up. */
@@ -109,12 +130,11 @@ export class TagReader {
         continue
       }
       const name = this.innerName(w.slice(s + 1, end))
-      if (name !== null && tags.names.has(name)) {
+      if (this.textTag(e, name, s, end, base + s, true)) {
         e.text.push(w.slice(p, s))
-        e.openTag(name)
+        e.openTag(name!)
         return end + 1
       }
-      if (e.diag !== null && name !== null) e.diag.checkUnknown(name, base + s)
       from = end + 1
     }
   }

@@ -62,17 +62,31 @@ export interface Tables {
   toolTags: TagSet
   /** Names already judged by looksLikeTool (prose repeats its `<div>`s). */
   unknownCache: Map<string, boolean>
+  /** The lenient closing tags' name regexes, by param or reasoning tag name (lenient.ts). */
+  closeNames: Map<string, RegExp>
 }
 
 const tableCache = new WeakMap<Dialect, Map<string, Tables>>()
 
+/** The last lookup: most processes parse with one dialect and one profile all along. */
+let last: { d: Dialect; reasoning: readonly string[]; t: Tables } | null = null
+
 export function tables(d: Dialect, reasoning: readonly string[]): Tables {
+  // the profiles' arrays are frozen constants (options.ts); a caller's own array is read again,
+  // as it may have changed since
+  if (last !== null && last.d === d && last.reasoning === reasoning && Object.isFrozen(reasoning)) return last.t
+  const t = lookup(d, reasoning)
+  last = { d, reasoning, t }
+  return t
+}
+
+function lookup(d: Dialect, reasoning: readonly string[]): Tables {
   let byReasoning = tableCache.get(d)
   if (byReasoning === undefined) tableCache.set(d, (byReasoning = new Map()))
   const key = reasoning.join('\u0000')
   let t = byReasoning.get(key)
   if (t === undefined) {
-    t = { tools: new Set(d.tools), params: new Set(d.params), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map() }
+    t = { tools: new Set(d.tools), params: new Set(d.params), textTags: new TagSet(), toolTags: new TagSet(), unknownCache: new Map(), closeNames: new Map() }
     for (const x of d.tools) t.textTags.add(x)
     for (const x of reasoning) t.textTags.add(x)
     for (const x of d.params) t.toolTags.add(x)
