@@ -27,6 +27,21 @@ export class TagSet {
    */
   exact = /(?!)/g
   lenient = /(?!)/g
+  /** The same two, sticky: does a tag match exactly at `lastIndex`? */
+  exactAt = /(?!)/y
+  lenientAt = /(?!)/y
+  /**
+   * Characters (UTF-16 units) such that every name holds one, chosen rare in prose: a scanner
+   * finds tag candidates by an indexOf of each (a memchr-like scan that never stops at the '<'
+   * of prose) and looks back from each hit for the '<' (tag-reader.ts).
+   */
+  anchors: string[] = []
+  /**
+   * Per anchor, where it first stands in the names that are found by it (each name by its
+   * rarest anchor): a hit can only be in a tag if the character before one of these offsets is
+   * '<' or a blank, which rejects most hits in prose at one look.
+   */
+  anchorOffsets: number[][] = []
   add(inner: string): void {
     this.names.add(inner)
     for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
@@ -48,7 +63,50 @@ export class TagSet {
     const b = `(?:[ \\t]{1,${k}})?`
     const lenientName = (x: string): string => (x.startsWith('/') ? `/${b}${esc(x.slice(1))}` : esc(x))
     this.lenient = new RegExp(`<${b}(?:${names.map(lenientName).join('|')})[ \\t]{0,${k}}>`, 'g')
+    this.exactAt = new RegExp(this.exact.source, 'y')
+    this.lenientAt = new RegExp(this.lenient.source, 'y')
+    this.anchors = anchorsOf(names)
+    this.anchorOffsets = this.anchors.map(() => [])
+    for (const x of names) {
+      let a = -1
+      for (let i = 0; i < this.anchors.length; i++) if (x.includes(this.anchors[i]!) && (a < 0 || freq(this.anchors[i]!) < freq(this.anchors[a]!))) a = i
+      const off = x.indexOf(this.anchors[a]!)
+      if (!this.anchorOffsets[a]!.includes(off)) this.anchorOffsets[a]!.push(off)
+    }
   }
+}
+
+/** Rough frequency per mille of a character in English prose and code (rare ones default low). */
+const FREQ: Record<string, number> = {
+  e: 127, t: 91, a: 82, o: 75, i: 70, n: 67, s: 63, h: 61, r: 60, d: 43, l: 40, c: 28, u: 28, m: 24, w: 24, f: 22,
+  g: 20, y: 20, p: 19, b: 15, v: 10, k: 8, j: 2, x: 2, q: 1, z: 1, _: 1, '.': 10, ',': 10, '-': 5, '"': 5, '(': 4, ')': 4,
+}
+function freq(c: string): number {
+  if (Object.hasOwn(FREQ, c)) return FREQ[c]!
+  return c >= 'A' && c <= 'Z' ? 3 : c >= '0' && c <= '9' ? 3 : c < '\u007f' ? 2 : 1
+}
+
+/**
+ * A small set of characters that every name holds, each name's rarest (a set cover by a
+ * greedy rule: ties go to the character more names hold, so one '_' covers every snake_case
+ * name).
+ */
+function anchorsOf(names: readonly string[]): string[] {
+  const holders = new Map<string, number>()
+  for (const x of names) for (const c of new Set(x.split(''))) holders.set(c, (holders.get(c) ?? 0) + 1)
+  const out = new Set<string>()
+  for (const x of names) {
+    let best = ''
+    for (const c of new Set(x.split(''))) {
+      if (best === '' || freq(c) < freq(best) || (freq(c) === freq(best) && holders.get(c)! > holders.get(best)!)) best = c
+    }
+    out.add(best)
+  }
+  // drop an anchor that every name holding it can do without, the commonest first
+  for (const c of [...out].sort((x, y) => freq(y) - freq(x))) {
+    if (names.every((x) => !x.includes(c) || [...out].some((d) => d !== c && x.includes(d)))) out.delete(c)
+  }
+  return [...out]
 }
 
 /**
