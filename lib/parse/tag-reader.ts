@@ -140,6 +140,7 @@ export class TagReader {
     const offsets = tags.anchorOffsets[a]!
     const re = this.lenient ? tags.lenientAt : tags.exactAt
     const maxBlanks = tags.maxInner + 65 // the regex's bound (TagSet.compile)
+    const maxOff = tags.maxInner
     // the look-back stops before `from` (a tag there is not asked for) and at the last hit: a
     // name's first anchor is the hit at its offset, so no earlier hit lies inside the name, and
     // every character is read back a bounded number of times
@@ -147,18 +148,27 @@ export class TagReader {
     for (let j = w.indexOf(anchor, from); j >= 0; j = w.indexOf(anchor, j + 1)) {
       const last = stop
       stop = j
-      for (let i = 0; i < offsets.length; i++) {
-        let k = j - offsets[i]! - 1
+      // at one look per offset most hits are out: no '<' or blank where a name would start
+      let i = 0
+      for (; i < offsets.length; i++) {
+        const k = j - offsets[i]! - 1
         if (k <= last) continue
-        let c = w.charCodeAt(k)
-        if (c !== LT) {
-          if (c !== SPACE && c !== TAB) continue
-          for (let b = 0; b < maxBlanks && k > last && (c === SPACE || c === TAB); b++) c = w.charCodeAt(--k)
-          if (k <= last || c !== LT) continue
-        }
-        re.lastIndex = k
-        if (re.test(w)) return k
+        const c = w.charCodeAt(k)
+        if (c === LT || c === SPACE || c === TAB) break
       }
+      if (i === offsets.length) continue
+      // the run of name characters that holds the hit must start at one of the offsets
+      let k = j - 1
+      let c = 0
+      for (; k > last && j - k <= maxOff; k--) {
+        c = w.charCodeAt(k)
+        if (c === LT || c === SPACE || c === TAB) break
+      }
+      if (k <= last || !offsets.includes(j - k - 1)) continue
+      for (let b = 0; b < maxBlanks && k > last && (c === SPACE || c === TAB); b++) c = w.charCodeAt(--k)
+      if (k <= last || c !== LT) continue
+      re.lastIndex = k
+      if (re.test(w)) return k
     }
     return w.length
   }
