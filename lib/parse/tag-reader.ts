@@ -19,6 +19,9 @@ function find(w: string, anchor: string, start: number, end: number): number {
   return i < 0 ? -1 : start + i
 }
 
+/** Below this many characters from the start of the search, the tag regex is used. */
+const SHORT = 256
+
 // character codes
 const LT = 60 // '<'
 const SPACE = 32
@@ -90,7 +93,9 @@ export class TagReader {
       const i = w.indexOf('<', from)
       return i < 0 ? n : i
     }
-    if (tags === this.textTags && tags.anchors.length > 0) {
+    // a short window (a streamed chunk) is searched by the regex at once: an indexOf per
+    // anchor costs more there than the regex's stops at its few '<'
+    if (tags === this.textTags && tags.anchors.length > 0 && n - from >= SHORT) {
       const s = this.anchored(w, from)
       if (s >= 0) return s
     } else {
@@ -118,13 +123,20 @@ export class TagReader {
   private readonly seen: number[]
   private lastFrom = 0
 
-  /** The engine reads a new window: what was kept is of the last one. */
+  /** The engine reads a new window: what was kept is of the last one (cleared on first use). */
   newWindow(): void {
+    this.stale = true
+  }
+
+  private stale = true
+
+  private clear(): void {
     this.cand.fill(-1)
     this.next.fill(-1)
     this.lastHit.fill(-1)
     this.seen.fill(0)
     this.lastFrom = 0
+    this.stale = false
   }
 
   /**
@@ -135,7 +147,7 @@ export class TagReader {
   private anchored(w: string, from: number): number {
     const n = w.length
     // a fence scanner reads again from a held tag: what was read past it is dropped
-    if (from < this.lastFrom) this.newWindow()
+    if (this.stale || from < this.lastFrom) this.clear()
     this.lastFrom = from
     const cand = this.cand
     let best = n
