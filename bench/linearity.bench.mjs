@@ -20,7 +20,8 @@
 // 16. the scanners of issue 16, each on the input that hurts it most: the tag regexes (a name
 //     without its '>' at every '<', runs of blanks around names for the lenient form), the cut
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
-//     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces.
+//     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
+//     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>').
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -138,6 +139,14 @@ const CASES = [
   {
     item: '16', label: 'lenientTags, one-shot: a value full of `/ content` and 16 blanks without their `>` (the name regex\'s blank run, the look-back)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<write_to_file><path>a</path><content>' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'lenientTags + codeFences, one-shot: tool names and runs of `_` with no `<` (text mode\'s anchor hits, each looked at)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('read_file write_to_file ________ condense thinking list_code_definition_names ', n), null],
+  },
+  {
+    item: '16', label: 'same: `<`, 90 blanks, then names and no `>` (each anchor hit\'s look-back over the blanks, the sticky regex)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<' + ' '.repeat(90) + 'read_file' + ' '.repeat(60) + 'x <' + ' '.repeat(16) + 'condense' + ' '.repeat(16) + '<', n), null],
   },
   {
     item: '16', label: 'codeFences, one-shot: lines of three spaces and a backtick (the look-back from a backtick)', opts: { codeFences: true }, sizes: [1 * MB, 4 * MB],

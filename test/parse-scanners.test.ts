@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { parseAssistantMessage, parseWithDiagnostics, defineDialect, type Block } from '../lib/index.js'
 import { Engine } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
-import { LENIENT_SLACK } from '../lib/parse/tags.js'
+import { LENIENT_SLACK, TagSet } from '../lib/parse/tags.js'
+import { TagReader } from '../lib/parse/tag-reader.js'
 import { DiffSession } from '../lib/streams/session.js'
 import { strip, counter, fixedChunks } from './helpers/arb.js'
 
@@ -154,6 +155,54 @@ t.test('codeFences without diagnostics stops only at tag candidates; with them a
       t.same(strip(parseWithDiagnostics(msg, { idGenerator: counter(), ...o, final: true }).blocks), want)
     }
   }), { numRuns: 100 })
+})
+
+t.test('text mode finds tag candidates from the names\' anchors: exactly where the tag regex matches', async (t) => {
+  // names that are prefixes, suffixes and infixes of one another, of common letters only (long
+  // anchors), with '_' (one shared anchor), astral characters and regex metacharacters
+  const pool = ['a', 'ab', 'ba', 'aba', 'task', 'new_task', 'new', 'read_file', 'file', 'x_y_z', 'e😀', 'a.c', 'condense', 'dense', 'think', 'thinking', 'ee']
+  const name = fc.constantFrom(...pool)
+  const blanks = fc.constantFrom('', ' ', '\t', '   ', ' '.repeat(LENIENT_SLACK), ' '.repeat(90), ' '.repeat(93))
+  const piece = fc.oneof(
+    fc.tuple(blanks, name, blanks).map(([a, n, b]) => `<${a}${n}${b}>`),
+    name,
+    fc.constantFrom('<', '<<', '>', ' ', '\t', '/', '_', 'x', 'e', 'a < b', '<a_', 'ab_c', '\n', '😀'),
+  )
+  fc.assert(fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 6 }), fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (names, parts, jumps, lenient) => {
+    const tags = new TagSet()
+    for (const x of names) tags.add(x)
+    tags.compile()
+    // every name is found by an anchor, at an offset kept for it
+    for (const x of names) t.ok(tags.anchors.some((c, a) => x.includes(c) && tags.anchorOffsets[a]!.includes(x.indexOf(c))), x)
+    // the anchors serve searches over 256 characters or more (a shorter one runs the regex): a
+    // filler after the pieces puts every search among them on the anchor path
+    const w = parts.join('') + '.'.repeat(256)
+    const reader = new TagReader(lenient, false, tags, new TagSet())
+    const re = lenient ? tags.lenient : tags.exact
+    const rule = (from: number): number => {
+      re.lastIndex = from
+      const m = re.exec(w)
+      return m === null ? -1 : m.index
+    }
+    // ended: no cut candidate at the window's end, so a miss is the window's length
+    const got = (from: number): number => {
+      const s = reader.nextCandidate(w, from, tags, true)
+      return s === w.length ? -1 : s
+    }
+    reader.newWindow()
+    // walking forward from candidate to candidate, as the scanners do
+    for (let from = 0, s = got(0); ; s = got(from)) {
+      t.equal(s, rule(from), `${JSON.stringify(names)} ${JSON.stringify(w)} from ${from}`)
+      if (s < 0) break
+      from = s + 1
+    }
+    // and from arbitrary points, forward and back (a fence scanner back from a long code span)
+    reader.newWindow()
+    for (const j of jumps) {
+      const from = j % (w.length + 1)
+      t.equal(got(from), rule(from), `${JSON.stringify(names)} ${JSON.stringify(w)} jump to ${from}`)
+    }
+  }), { numRuns: 400 })
 })
 
 t.test('an engine fed after its end carries nothing: no tag can be cut any more', async (t) => {

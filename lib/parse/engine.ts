@@ -169,6 +169,7 @@ export class Engine {
     const fences = this.fences
     const reader = this.reader
     if (fences !== null) fences.newWindow()
+    if (reader !== null) reader.newWindow()
     const body = this.tool === null ? null : this.tool.body
     if (body !== null) body.from = body.viewFrom = 0
     let n = w.length
@@ -184,6 +185,7 @@ export class Engine {
             base = fences.heldFrom
             fences.restart = null
             fences.newWindow()
+            reader!.newWindow()
             n = w.length
             p = 0
             break

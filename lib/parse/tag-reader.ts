@@ -10,6 +10,23 @@ import type { Engine } from './engine.js'
 import type { TagSet } from './tags.js'
 import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName } from './lenient.js'
 
+/** The first `anchor` in `w` between `start` and `end` (exclusive: the whole anchor inside), or -1. */
+function find(w: string, anchor: string, start: number, end: number): number {
+  if (end >= w.length) return w.indexOf(anchor, start)
+  if (end - start < anchor.length) return -1
+  // a slice of a flat string is a view (no copy) for all but the shortest ranges
+  const i = w.slice(start, end).indexOf(anchor)
+  return i < 0 ? -1 : start + i
+}
+
+/** Below this many characters from the start of the search, the tag regex is used. */
+const SHORT = 256
+
+// character codes
+const LT = 60 // '<'
+const SPACE = 32
+const TAB = 9
+
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
 
@@ -35,6 +52,10 @@ export class TagReader {
     this.textTagMax = textTags.maxInner + slack
     this.textMax = Math.max(textTags.maxInner, diagnostics ? UNKNOWN_MAX : 0) + slack
     this.toolMax = toolTags.maxInner + slack
+    this.cand = new Array<number>(textTags.anchors.length).fill(-1)
+    this.next = new Array<number>(textTags.anchors.length).fill(-1)
+    this.lastHit = new Array<number>(textTags.anchors.length).fill(-1)
+    this.seen = new Array<number>(textTags.anchors.length).fill(0)
   }
 
   /**
@@ -72,15 +93,140 @@ export class TagReader {
       const i = w.indexOf('<', from)
       return i < 0 ? n : i
     }
-    const re = this.lenient ? tags.lenient : tags.exact
-    re.lastIndex = from
-    const m = re.exec(w)
-    if (m !== null) return m.index
+    // a short window (a streamed chunk) is searched by the regex at once: an indexOf per
+    // anchor costs more there than the regex's stops at its few '<'
+    if (tags === this.textTags && tags.anchors.length > 0 && n - from >= SHORT) {
+      const s = this.anchored(w, from)
+      if (s >= 0) return s
+    } else {
+      const re = this.lenient ? tags.lenient : tags.exact
+      re.lastIndex = from
+      const m = re.exec(w)
+      if (m !== null) return m.index
+    }
     if (ended) return n
     // only the last '<' of the window can start a cut candidate (tagEnd decides whether it does)
     let s = n
     for (let k = w.indexOf('<', Math.max(from, n - (tags === this.textTags ? this.textMax : this.toolMax) - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
     return s
+  }
+
+  /**
+   * Per text anchor (TagSet.anchors): the candidate its hits gave and not yet passed (-1: none
+   * kept), its next hit not yet read (the window's length: none; -1: not searched), and its last
+   * hit read. Hits are read only as far as the nearest candidate needs, each once per window.
+   */
+  private readonly cand: number[]
+  private readonly next: number[]
+  private readonly lastHit: number[]
+  /** Per anchor, where its search for hits ended: it has no hit between its last one and here. */
+  private readonly seen: number[]
+  private lastFrom = 0
+
+  /** The engine reads a new window: what was kept is of the last one (cleared on first use). */
+  newWindow(): void {
+    this.stale = true
+  }
+
+  private stale = true
+
+  private clear(): void {
+    this.cand.fill(-1)
+    this.next.fill(-1)
+    this.lastHit.fill(-1)
+    this.seen.fill(0)
+    this.lastFrom = 0
+    this.stale = false
+  }
+
+  /**
+   * The first '<' at or after `from` where the text tag regex matches (-1: none), found from
+   * the names' anchors; prose's '<' are never visited (on '<'-dense prose the lenient regex,
+   * stopping at each, costs about 2x the exact one).
+   */
+  private anchored(w: string, from: number): number {
+    const n = w.length
+    // a fence scanner reads again from a held tag: what was read past it is dropped
+    if (this.stale || from < this.lastFrom) this.clear()
+    this.lastFrom = from
+    const cand = this.cand
+    let best = n
+    for (let a = 0; a < cand.length; a++) {
+      if (cand[a]! < from) cand[a] = -1
+      else if (cand[a]! < best) best = cand[a]!
+    }
+    for (let a = 0; a < cand.length; a++) {
+      if (cand[a]! >= 0) continue
+      const s = this.scanAnchor(w, from, a, best)
+      if (s >= 0 && s < best) best = s
+    }
+    return best === n ? -1 : best
+  }
+
+  /**
+   * Reads the hits of anchor `a` from `from` on, until one gives a candidate (kept and returned)
+   * or they are too far to give one before `limit` (-1). A name found by the anchor starts at
+   * one of its offsets before a hit (TagSet.anchorOffsets), after a '<' and blanks; the sticky
+   * tag regex confirms the candidate.
+   */
+  private scanAnchor(w: string, from: number, a: number, limit: number): number {
+    const n = w.length
+    const tags = this.textTags
+    const anchor = tags.anchors[a]!
+    const offsets = tags.anchorOffsets[a]!
+    const re = this.lenient ? tags.lenientAt : tags.exactAt
+    const maxBlanks = tags.maxInner + 65 // the regex's bound (TagSet.compile)
+    const maxOff = tags.maxInner
+    // a hit past `far` gives no candidate before `limit`: the search for hits ends there, so that
+    // a rare anchor is not looked for through a long tool body that text mode never reads
+    const far = limit >= n ? n : limit + maxOff + maxBlanks + 1
+    const end = Math.min(n, far + anchor.length)
+    let j = this.next[a]!
+    if (j < from) {
+      const start = Math.max(from, this.seen[a]!)
+      j = start > far ? -1 : find(w, anchor, start, end)
+      if (j < 0) this.seen[a] = Math.max(this.seen[a]!, end - anchor.length + 1)
+    }
+    // the look-back stops before `from` (a tag there is not asked for) and at the last hit: a
+    // name's first anchor is the hit at its offset, so no earlier hit lies inside the name, and
+    // every character is read back a bounded number of times
+    let stop = Math.max(this.lastHit[a]!, from - 1)
+    let found = -1
+    while (j >= 0 && j <= far) {
+      const last = stop
+      stop = j
+      const hit = j
+      j = find(w, anchor, hit + 1, end)
+      if (j < 0) this.seen[a] = Math.max(this.seen[a]!, end - anchor.length + 1)
+      // at one look per offset most hits are out: no '<' or blank where a name would start
+      let o = 0
+      for (; o < offsets.length; o++) {
+        const k = hit - offsets[o]! - 1
+        if (k <= last) continue
+        const c = w.charCodeAt(k)
+        if (c === LT || c === SPACE || c === TAB) break
+      }
+      if (o === offsets.length) continue
+      // the run of name characters that holds the hit must start at one of the offsets
+      let k = hit - 1
+      let c = 0
+      for (; k > last && hit - k <= maxOff; k--) {
+        c = w.charCodeAt(k)
+        if (c === LT || c === SPACE || c === TAB) break
+      }
+      if (k <= last || !offsets.includes(hit - k - 1)) continue
+      for (let b = 0; b < maxBlanks && k > last && (c === SPACE || c === TAB); b++) c = w.charCodeAt(--k)
+      if (k <= last || c !== LT) continue
+      re.lastIndex = k
+      if (re.test(w)) {
+        found = k
+        break
+      }
+    }
+    this.next[a] = j
+    this.lastHit[a] = stop
+    this.cand[a] = found
+    return found
   }
 
   /** See Engine.cutTag. */
