@@ -137,7 +137,7 @@ function display(opts: { cleanText?: boolean; say?: boolean; partial?: boolean; 
     listenerCount: () => listeners,
     emit: (_e, m) => { events.push(m); return true },
   })
-  return { snap, d, said, events, partials, listen: () => { listeners = 1; d.listenersChanged() } }
+  return { snap, d, said, events, partials, listen: () => { listeners = 1 } }
 }
 
 t.test('Display: a growing text block is said when its display text changes, cleaned, and last with partial: false', async (t) => {

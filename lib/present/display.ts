@@ -76,13 +76,6 @@ export class Display {
   private keyPath = ''
   private key = ''
 
-  /**
-   * Whether the `text` event has listeners, as last counted (`-1`: to be counted again). Counting
-   * them is a megamorphic keyed load into the emitter's listener table, once or twice per
-   * update; the Presenter says when the listeners change ({@link Display.listenersChanged}).
-   */
-  private textListeners = -1
-
   // the hooks and options, read once per diff: kept here rather than behind `hooks` and
   // `cadence`, one load instead of two on the per-diff path
   private readonly sayHook: DisplayHooks['say']
@@ -121,14 +114,6 @@ export class Display {
     this.toolPath = ''
     this.cleaning = false
     if (b !== undefined && b.type === 'text' && this.cleanText && this.readers()) this.startCleaning(b)
-  }
-
-  /**
-   * A `text` listener was added or removed (or is about to be: `newListener` comes before the
-   * addition), so the count is taken again when next needed.
-   */
-  listenersChanged(): void {
-    this.textListeners = -1
   }
 
   /** The cursor block `b` grew by `text` at `path` (its content, for a text block). */
@@ -222,13 +207,7 @@ export class Display {
 
   /** Does anything read text updates (`say`, or a `text` listener)? */
   private readers(): boolean {
-    return this.sayHook !== undefined || this.hasTextListener()
-  }
-
-  private hasTextListener(): boolean {
-    let n = this.textListeners
-    if (n < 0) n = this.textListeners = this.events.listenerCount('text')
-    return n > 0
+    return this.sayHook !== undefined || this.events.listenerCount('text') > 0
   }
 
   /** The cleaner takes up the text block `b` as it stands. */
@@ -268,7 +247,7 @@ export class Display {
 
   private say(message: SayMessage): Maybe {
     const events = this.events
-    if (this.hasTextListener()) events.emit('text', message)
+    if (events.listenerCount('text') > 0) events.emit('text', message)
     const hook = this.sayHook
     return hook === undefined ? undefined : settled(hook(message))
   }

@@ -147,7 +147,7 @@ export class ToolRunner {
   /** settles to `undefined` (resolved) or `{ error }`, never rejects */
   private checkpoint: Promise<{ error: unknown } | undefined> | undefined
   /** The tool in flight; `slot` is the index of its placeholder result once an abort recorded one. */
-  private current: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
+  private running: { block: ToolUseBlock; controller: AbortController; slot: number } | null = null
   /** The tool blocks of the stopped message that have their `skipped` result: index and call_id. */
   private readonly skipped = new Set<string>()
 
@@ -188,7 +188,7 @@ export class ToolRunner {
     this.events.emit('tool', b)
     const controller = new AbortController()
     const running = { block: b, controller, slot: -1 }
-    this.current = running
+    this.running = running
     let status: ToolStatus
     let content: string
     try {
@@ -207,7 +207,7 @@ export class ToolRunner {
       status = 'error'
       content = errorMessage(err)
     }
-    if (this.current !== running) {
+    if (this.running !== running) {
       // aborted meanwhile: `abort` recorded an `error`; the tool did run, so its real outcome
       // takes that place, marked, for the next turn to know about its side effects
       if (running.slot >= 0) {
@@ -217,7 +217,7 @@ export class ToolRunner {
       }
       return
     }
-    this.current = null
+    this.running = null
     this.record(b, status, content)
     done(status === 'rejected' ? 'rejected' : this.rules.parallel ? null : 'tool-used')
   }
@@ -230,15 +230,10 @@ export class ToolRunner {
   }
 
   /** The presentation stopped: the tool in flight gets an `error` result and its signal is aborted with `reason`. */
-  /** A tool is running (its executor has not settled). */
-  get running(): boolean {
-    return this.current !== null
-  }
-
   abort(reason: unknown): void {
-    const running = this.current
+    const running = this.running
     if (running === null) return
-    this.current = null
+    this.running = null
     running.slot = this.results.length
     this.record(running.block, 'error', `aborted: the presentation stopped while the tool ran (${errorMessage(reason)})`)
     running.controller.abort(reason)

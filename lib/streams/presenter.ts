@@ -118,12 +118,6 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   /** The current message's interrupt: nothing after it is presented (read once per diff). */
   private stopped: InterruptInfo | null = null
 
-  /**
-   * `destroyed`, as a plain field (set first thing in `_destroy`, which `destroy()` calls
-   * synchronously): read once or twice per diff, where the getter costs a call into the
-   * Writable's state.
-   */
-  private gone = false
   private tearDown = false
   private readyEmitted = false
   /** The stream piped into this one (from its `pipe` event), stopped at an interrupt if it is a BlockParser. */
@@ -175,11 +169,6 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
       readOnly: new Set(readOnly),
       checkpoint: options.checkpoint,
     }, this)
-    // the Display keeps whether `text` has listeners rather than counting them per update
-    const listeners = (event: string | symbol): void => { if (event === 'text') this.display.listenersChanged() }
-    const emitter = this as Writable // `on` typed by PresenterEvents, which name only the Presenter's own events
-    emitter.on('newListener', listeners)
-    emitter.on('removeListener', listeners)
     this.on('pipe', (src: Readable) => { this.upstream = src })
     this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
@@ -235,12 +224,9 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
 
   /** @internal */
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
-    this.gone = true
     this.cadence.cancel()
     if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
-    // an AbortError (and its stack) only when a tool is running to be told: this runs at the end
-    // of every presentation
-    if (this.tools.running) this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
+    this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
     callback(err)
   }
 
@@ -297,7 +283,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
 
   private settle(done: Callback, err: unknown): void {
     const next = this.waiting.length === 0 ? undefined : this.waiting.shift()
-    if (this.gone) {
+    if (this.destroyed) {
       // nothing more to report: the stream already failed, and a late callback would only add noise
     } else if (err !== undefined) {
       done(err instanceof Error ? err : new Error(String(err)))
@@ -415,7 +401,7 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   /** Presents from the cursor as far as the snapshot allows; a promise only if a hook went async. */
   private advance(): Maybe {
     for (;;) {
-      if (this.stopped !== null || this.gone) return undefined
+      if (this.stopped !== null || this.destroyed) return undefined
       const b = this.snap.live[this.index]
       if (b === undefined) return undefined
       if (b.type === 'tool_use' && !b.partial) return this.runTool()
