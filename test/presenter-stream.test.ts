@@ -236,6 +236,32 @@ t.test('text and partial updates flow through events as well as hooks', async (t
   ])
 })
 
+t.test('a text listener added or removed while a block streams: updates from its next change, none after it left', async (t) => {
+  const p = createPresenter({ executeTool: () => '' })
+  const seen: [string, string, boolean][] = []
+  const write = (d: unknown) => new Promise<void>((resolve, reject) => p.write(d, (err) => (err ? reject(err) : resolve())))
+  await write({ op: 'add', index: 0, block: { type: 'text', content: 'a', partial: true } })
+  await write({ op: 'append', index: 0, path: 'content', text: ' <thinking>b' })
+  const first = (m: SayMessage) => seen.push(['first', m.content, m.partial])
+  p.on('text', first)
+  await write({ op: 'append', index: 0, path: 'content', text: ' c' })
+  p.off('text', first)
+  await write({ op: 'append', index: 0, path: 'content', text: ' d' })
+  p.once('text', (m: SayMessage) => seen.push(['once', m.content, m.partial]))
+  await write({ op: 'append', index: 0, path: 'content', text: ' e' })
+  await write({ op: 'append', index: 0, path: 'content', text: ' f' })
+  p.prependListener('text', (m: SayMessage) => seen.push(['last', m.content, m.partial]))
+  await write({ op: 'complete', index: 0 })
+  p.end()
+  await once(p, 'finish')
+  t.same(seen, [
+    ['first', 'a b c', true],
+    ['once', 'a b c d e', true],
+    ['last', 'a b c d e f', false],
+  ], 'each listener gets the whole cleaned text while it listens, nothing once it left')
+  t.equal(p.listenerCount('text'), 1)
+})
+
 t.test('every malformed diff fails the stream with ERR_INVALID_DIFF', async (t) => {
   const text = { type: 'text', content: 'a', partial: true }
   const tool = { type: 'tool_use', name: 'read_file', params: { path: 'a' }, partial: true, call_id: 'r', isNativeToolCall: false }
