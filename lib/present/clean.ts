@@ -87,27 +87,6 @@ function stripTags(text: string): string {
   return text
 }
 
-const STRIPPED_TAGS = STRIP.map(([tag]) => tag)
-
-/**
- * Can a stripped tag start at one of the `<` of `text` (from the one at `lt`), whole or cut at
- * the end of `text`? If not, the strip passes neither match nor keep back anything at those `<`:
- * to them the text is prose.
- */
-function mayStartStripped(text: string, lt: number): boolean {
-  for (let i = lt; i >= 0; i = text.indexOf('<', i + 1)) {
-    for (const tag of STRIPPED_TAGS) if (fitsTag(text, i, tag)) return true
-  }
-  return false
-}
-
-/** Does `text` from `i` (a `<`) agree with `tag` as far as both go? */
-function fitsTag(text: string, i: number, tag: string): boolean {
-  const n = Math.min(tag.length, text.length - i)
-  for (let j = 1; j < n; j++) if (text.charCodeAt(i + j) !== tag.charCodeAt(j)) return false
-  return true
-}
-
 /** JavaScript white space (`\s`, and what `trim()` removes): one UTF-16 unit. */
 function isWs(c: number): boolean {
   if (c < 128) return c === 32 || (c >= 9 && c <= 13)
@@ -356,21 +335,19 @@ export class TextCleaner {
   append(text: string): void {
     if (text.length === 0) return
     if (this.plain) {
-      const lt = text.indexOf('<')
-      if (lt < 0 || !mayStartStripped(text, lt)) {
-        // the common case, prose (or a `<` that no stripped tag can start at): no pass can match
-        // or keep a `<` back, so the passes would only keep back the trailing white space; doing
-        // just that is several times cheaper
+      if (text.indexOf('<') < 0) {
+        // the common case, prose: no pass can match, so the passes would only keep back the
+        // trailing white space; doing just that is several times cheaper
         const all = this.trailWs.length > 0 ? this.trailWs + text : text
         const n = all.length
         let k = 0
         while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
         if (k === 0) {
           this.trailWs = ''
-          this.commit(all, lt >= 0)
+          this.commit(all, false)
         } else {
           this.trailWs = all.slice(n - k)
-          if (n > k) this.commit(all.slice(0, n - k), lt >= 0)
+          if (n > k) this.commit(all.slice(0, n - k), false)
         }
         return
       }
