@@ -24,6 +24,22 @@ export interface FieldMark {
   started: boolean
 }
 
+/**
+ * `s.trimEnd()`, with the ASCII blanks that end most pieces (spaces, newlines) walked back here:
+ * the builtin's call costs more than the walk on a streamed piece. Any other character past
+ * ASCII may be white space to JavaScript (U+00A0, U+2028 ...), so the builtin decides those.
+ */
+function trimEnd(s: string): string {
+  let e = s.length
+  while (e > 0) {
+    const c = s.charCodeAt(e - 1)
+    if (c === 32 || (c >= 9 && c <= 13)) e--
+    else if (c < 128) break
+    else return s.trimEnd()
+  }
+  return e === s.length ? s : s.slice(0, e)
+}
+
 export class Field {
   private readonly rope = new Rope()
   private ws = ''
@@ -43,7 +59,14 @@ export class Field {
     }
     // most pieces end in a visible ASCII character: skip the trim and its copy
     const last = piece.charCodeAt(piece.length - 1)
-    const body = last > 32 && last < 127 ? piece : piece.trimEnd()
+    const visible = last > 32 && last < 127
+    if (visible && this.ws.length === 0 && !this.decode) {
+      // the usual streamed piece: nothing deferred before it, nothing to hold back after it
+      this.rope.push(piece)
+      this.delta = this.delta.length === 0 ? piece : this.delta + piece
+      return
+    }
+    const body = visible ? piece : trimEnd(piece)
     if (body.length === 0) {
       // white space ends a held entity fragment for good: it is released as it is, as a parse
       // of the whole text at once releases it

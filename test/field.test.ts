@@ -1,0 +1,48 @@
+// Field: a value pushed in any pieces is the trimmed whole, and the deltas it hands out add up to
+// it; pieces end in ASCII blanks, in blanks past ASCII that JavaScript trims (U+00A0, U+2028,
+// U+3000, U+FEFF) and in characters it does not (U+200B, U+0085), so every way out of the trim
+// is taken.
+import t from 'tap'
+import fc from 'fast-check'
+import { Field } from '../lib/parse/field.js'
+
+const alphabet = ['a', 'Z', '<', '/', '&', ';', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '\u0085', '\u0001', 'é', '😀']
+const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((cs) => cs.join(''))
+
+/** Cuts `s` at the given positions (sorted, deduplicated, within bounds). */
+function cut(s: string, at: number[]): string[] {
+  const points = [...new Set(at.map((k) => k % (s.length + 1)))].sort((a, b) => a - b)
+  const out: string[] = []
+  let from = 0
+  for (const p of points) {
+    out.push(s.slice(from, p))
+    from = p
+  }
+  out.push(s.slice(from))
+  return out
+}
+
+t.test('any pieces: value = the whole text trimmed, deltas add up to core, core is a prefix of every later core (property)', (t) => {
+  fc.assert(fc.property(text, fc.array(fc.nat(), { maxLength: 12 }), (s, at) => {
+    const f = new Field()
+    let taken = ''
+    let core = ''
+    for (const piece of cut(s, at)) {
+      f.push(piece)
+      taken += f.take()
+      if (!f.core.startsWith(core)) return false
+      core = f.core
+      if (taken !== core || f.coreLength !== core.length) return false
+    }
+    return f.value === s.trim() && f.core === s.trim()
+  }), { numRuns: 2000 })
+  t.end()
+})
+
+t.test('pieces that end in blanks keep them for the text that follows', (t) => {
+  const f = new Field()
+  for (const piece of ['  a ', '\u00a0', '\n', 'b\u3000', '\u200b', ' c\u2028']) f.push(piece)
+  t.equal(f.value, 'a \u00a0\nb\u3000\u200b c')
+  t.equal(f.trailing, '\u2028', 'the last blank waits for more text')
+  t.end()
+})
