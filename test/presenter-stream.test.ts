@@ -389,3 +389,31 @@ t.test('a tool that never settles after the abort keeps its error result, unmark
   t.match(p.results[0]!.content, /aborted.*user left/)
   t.notOk('afterAbort' in p.results[0]!)
 })
+
+t.test('after destroy, no task queued behind a slow cadence update calls a hook', async (t) => {
+  // the cadence timer's update runs a slow `say`; a write arrives behind it and waits; the stream
+  // is destroyed meanwhile: the waiting write must not present anything once the `say` settles
+  let destroyedAt = Infinity
+  const late: string[] = []
+  let calls = 0
+  const p = createPresenter({
+    cadenceMs: 30,
+    say: (m) => {
+      if (performance.now() >= destroyedAt) late.push(m.content)
+      if (++calls === 2) return sleep(100).then(() => undefined) // the timer's update is slow
+      return undefined
+    },
+    onToolPartial: () => { if (performance.now() >= destroyedAt) late.push('tool') },
+    executeTool: () => '',
+  })
+  p.on('error', () => {})
+  p.write({ op: 'add', index: 0, block: { type: 'text', content: 'a', partial: true } })
+  p.write({ op: 'append', index: 0, path: 'content', text: 'b' }) // deferred by the cadence
+  await sleep(45) // the timer fired: its slow say is in flight
+  t.equal(calls, 2, 'the cadence timer presented the deferred update')
+  p.write({ op: 'append', index: 0, path: 'content', text: 'c' }) // waits behind it
+  p.destroy()
+  destroyedAt = performance.now()
+  await sleep(150)
+  t.same(late, [], 'no hook after destroy')
+})

@@ -51,10 +51,9 @@ export interface ToolState {
 const NO_VIEWS: readonly GreedyView[] = []
 
 /*
- * The exact scanners are plain functions over their arguments and the dialect's immutable
- * tables, not methods reading the engine's fields: V8 keeps such code optimised across full
- * collections (methods over many fields were dropped after every one, PERF-NOTES), and the
- * robust options never run through them, so they stay specialised to the exact profile.
+ * The exact scanners' searches (`cutAt`, `findClose`) are plain functions over their arguments
+ * and the dialect's immutable tables, not methods reading the engine's fields, and the robust
+ * options never run through the exact scanners: each stays specialised to its own profile.
  */
 
 /**
@@ -421,12 +420,12 @@ export class Engine {
  * class's hidden class is reached from its constructor through weak transitions); a full
  * collection between two parses found none and dropped that code ("weak objects" in
  * --trace-deopt), so the next parses ran unoptimised: 2-4x slower for several parses after
- * every major GC (PERF-NOTES). These instances keep the classes alive, and with them the code
+ * every major GC. These instances keep the classes alive, and with them the code
  * (exported so the module keeps them: an unused module-level value dies with the module body).
  */
-export const anchors: Engine[] = []
+export const warmEngines: Engine[] = []
 for (const profile of ['cline', 'robust'] as const) {
   const e = new Engine(resolveOptions({ profile, idGenerator: () => '' }))
   e.feed('a <write_to_file><path>p</path><content>c')
-  anchors.push(e)
+  warmEngines.push(e)
 }

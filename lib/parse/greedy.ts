@@ -129,7 +129,7 @@ export class GreedyView {
  */
 export function applyGreedy(tool: GreedyBody, params: Record<string, string>, names: readonly string[], decode: boolean): void {
   if (tool.firstRaw !== null) {
-    // the short path of bodyTo: one greedy param, its first opening tag the first of the body
+    // ToolBody's `after` path: one greedy param, its first opening tag the first of the body
     const name = names[0]!
     const after = tool.after!.value
     const end = after.lastIndexOf('</' + name + '>')

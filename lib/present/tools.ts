@@ -135,7 +135,8 @@ function errorMessage(err: unknown): string {
  *
  * Owns: the results (`results`, in message order), the tool in flight and its AbortController,
  * the checkpoint's outcome, the last interrupt and the `skipped` results given in the current
- * message (whether the message is stopped is the Presenter's: its cursor and drain read it). The cursor is the Presenter's: it learns when an attempt is over from the
+ * message (whether the message is stopped is the Presenter's: its cursor and drain read it).
+ * The cursor is the Presenter's: it learns when an attempt is over from the
  * `done` callback of {@link ToolRunner.run}, called synchronously once the result is recorded.
  * @internal
  */

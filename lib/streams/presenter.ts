@@ -102,11 +102,12 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
  * console.log(presenter.results)
  * ```
  * @group Presenter
- */export class Presenter extends Writable {
+ */
+export class Presenter extends Writable {
   private readonly signal: AbortSignal | undefined
   private readonly onAbort: (() => void) | undefined
 
-  /** The current message's blocks (the parts read them; only `take` changes them). */
+  /** The current message's blocks (the parts read them; `take`, `finishLeftover` and `newMessage` change them). */
   private readonly snap: Snapshot = new Snapshot()
   private readonly cadence: Cadence
   private readonly display: Display
@@ -282,10 +283,14 @@ type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
   }
 
   private settle(done: Callback, err: unknown): void {
-    const next = this.waiting.length === 0 ? undefined : this.waiting.shift()
     if (this.destroyed) {
-      // nothing more to report: the stream already failed, and a late callback would only add noise
-    } else if (err !== undefined) {
+      // nothing more to report or present: the stream already failed, a late callback would only
+      // add noise, and a queued task would call the caller's hooks after the end
+      this.waiting.length = 0
+      return
+    }
+    const next = this.waiting.length === 0 ? undefined : this.waiting.shift()
+    if (err !== undefined) {
       done(err instanceof Error ? err : new Error(String(err)))
     } else if (this.tearDown) {
       this.tearDown = false
