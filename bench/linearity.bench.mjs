@@ -17,7 +17,8 @@
 //     openings (the body was searched from its start at each: 5000 openings after 1 MB, 7.4 s);
 //  8. diagnostics flood: `<a_b>` repeated, robust profile (13.2 M diagnostics, 2 GB RSS at 63 MB);
 //     now capped by maxDiagnostics (default 1000), so the count is printed too.
-// 16. the scanners of issue 16, each on the input that hurts it most: the tag regexes (a name
+// 16. the scanners of issue 16, each on the input that hurts it most (the exact close search by
+//     name included): the tag regexes (a name
 //     without its '>' at every '<', runs of blanks around names for the lenient form), the cut
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
@@ -139,6 +140,10 @@ const CASES = [
   {
     item: '16', label: 'lenientTags, one-shot: a value full of `/ content` and 16 blanks without their `>` (the name regex\'s blank run, the look-back)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<write_to_file><path>a</path><content>' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: a value full of `content>` and `content` + blanks + `>` not preceded by `</` (the exact close search by name: every hit rejected)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x content> <content>  content    >'.repeat(Math.round(n / 34)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'lenientTags + codeFences, one-shot: tool names and runs of `_` with no `<` (text mode\'s anchor hits, each looked at)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],

@@ -71,7 +71,7 @@ function cutAt(w: string, from: number, prefixes: Set<string>, max: number): num
  * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
  * `cut` is the window's end or the start of a cut closing tag (unless the input has `ended`).
  */
-function findClose(w: string, p: number, close: string, ended: boolean): number {
+function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp): number {
   const n = w.length
   if (n - p < 256) {
     // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
@@ -82,8 +82,17 @@ function findClose(w: string, p: number, close: string, ended: boolean): number 
     }
     return ~n
   }
-  const i = w.indexOf(close, p)
-  if (i >= 0) return i
+  // `nameRe` is the lenient closing tag's search (the name, at most LENIENT_SLACK blanks, '>'),
+  // a superset of `close` found by its name: V8 runs that bounded pattern with a skip table,
+  // 1.3-2.5x faster than indexOf of the whole closing tag in a long code body (the same pattern
+  // without the bounded blanks, or `</name>` itself, is not faster). A hit is the closing tag
+  // when `</` precedes it and it has no blanks; hits cannot overlap one (a name holds no '>').
+  const m = close.length - 2
+  nameRe.lastIndex = p + 2
+  for (let h = nameRe.exec(w); h !== null; h = nameRe.exec(w)) {
+    const i = h.index - 2
+    if (h[0].length === m && w.charCodeAt(i) === 60 && w.charCodeAt(i + 1) === 47) return i
+  }
   // a cut closing tag can only start among the last close.length - 1 characters
   if (!ended) {
     for (let l = w.indexOf('<', Math.max(p, n - close.length + 1)); l >= 0; l = w.indexOf('<', l + 1)) {
@@ -133,8 +142,8 @@ export class Engine {
   private readonly lenient: boolean
   private readonly closeNames: Map<string, RegExp>
   /**
-   * The open param's or reasoning tag's closeNameRegex (lenientTags), looked up once when it
-   * opens by the name its tag set already hashed, not on every chunk.
+   * The open param's or reasoning tag's closeNameRegex (both profiles search long values with
+   * it), looked up once when it opens by the name its tag set already hashed, not on every chunk.
    */
   private closeRe = /(?!)/g
   /** The robust stages, null when their options are off. */
@@ -284,7 +293,7 @@ export class Engine {
     }
     this.setMode(Mode.Reasoning)
     this.reasoningClose = '</' + name + '>'
-    if (this.lenient) this.closeRe = closeNameRegex(this.closeNames, name)
+    this.closeRe = closeNameRegex(this.closeNames, name)
     this.reasoning = new Field()
   }
 
@@ -318,7 +327,7 @@ export class Engine {
     this.setMode(Mode.Param)
     this.paramName = name
     this.paramClose = '</' + name + '>'
-    if (this.lenient) this.closeRe = closeNameRegex(this.closeNames, name)
+    this.closeRe = closeNameRegex(this.closeNames, name)
     this.paramPath = 'params.' + name
     this.param = new Field(this.o.decodeEntities)
     const tool = this.tool!
@@ -341,7 +350,7 @@ export class Engine {
    */
   private scanClose(w: string, p: number, close: string, field: Field): number {
     if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended, this.closeRe)
-    const i = findClose(w, p, close, this.ended)
+    const i = findClose(w, p, close, this.ended, this.closeRe)
     if (i < 0) {
       field.push(p === 0 && ~i === w.length ? w : w.slice(p, ~i))
       return i
