@@ -31,6 +31,25 @@ export class Diagnostics {
     private readonly cache: Map<string, boolean>,
   ) {}
 
+  /**
+   * The diagnostics of the input's end, as the engine found it: inside an opening tag (`cutTag`,
+   * its raw text, at `pos`), inside the call `tool` (with its `param` open) at `at`; then the
+   * count of those dropped past `max`. Never capped: they are few and say how the message ended.
+   */
+  atEnd(cutTag: string | null, pos: number, tool: string | null, param: string | null, at: number): Diagnostic[] {
+    const out: Diagnostic[] = []
+    if (cutTag !== null) out.push({ code: 'truncated-open-tag', message: `the input ended inside an opening tag ${JSON.stringify(cutTag)}`, offset: pos })
+    if (tool !== null) {
+      const dropped = this.ignoredDiagnostic(tool)
+      if (dropped !== null) out.push(dropped)
+      if (param !== null) out.push({ code: 'unclosed-param', message: `the input ended inside <${param}> of <${tool}>`, offset: at })
+      out.push({ code: 'unclosed-tool', message: `the input ended inside <${tool}>: the call has no closing tag`, offset: at })
+    }
+    const d = this.droppedDiagnostic()
+    if (d !== null) out.push(d)
+    return out
+  }
+
   /** A tag in text that is no tool of the dialect: reported if it reads as an attempted call. */
   checkUnknown(name: string, offset: number): void {
     if (this.params.has(name)) return

@@ -375,24 +375,12 @@ export class Engine {
    * a pending run of dropped text), without changing any state.
    */
   endDiagnostics(): Diagnostic[] {
-    const out: Diagnostic[] = []
     const diag = this.diag
-    if (diag === null) return out
+    if (diag === null) return []
     const carry = this.carry
-    if (this.mode === Mode.Text && carry.length > 1 && this.cutTag(carry.slice(1), this.textTags, true)) {
-      out.push({ code: 'truncated-open-tag', message: `the input ended inside an opening tag ${JSON.stringify(carry)}`, offset: this.pos })
-    }
-    if (this.mode === Mode.Tool || this.mode === Mode.Param) {
-      const tool = this.tool!.name
-      const dropped = diag.ignoredDiagnostic(tool)
-      if (dropped !== null) out.push(dropped)
-      const at = this.pos + carry.length
-      if (this.mode === Mode.Param) out.push({ code: 'unclosed-param', message: `the input ended inside <${this.paramName}> of <${tool}>`, offset: at })
-      out.push({ code: 'unclosed-tool', message: `the input ended inside <${tool}>: the call has no closing tag`, offset: at })
-    }
-    const d = diag.droppedDiagnostic()
-    if (d !== null) out.push(d)
-    return out
+    const cut = this.mode === Mode.Text && carry.length > 1 && this.cutTag(carry.slice(1), this.textTags, true) ? carry : null
+    const inTool = this.mode === Mode.Tool || this.mode === Mode.Param
+    return diag.atEnd(cut, this.pos, inTool ? this.tool!.name : null, this.mode === Mode.Param ? this.paramName : null, this.pos + carry.length)
   }
 
   /** One result object per engine, filled in place: the stream asks after every chunk. */
