@@ -5,29 +5,19 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { Field } from '../lib/parse/field.js'
+import { cutAt } from './helpers/arb.js'
 
 const alphabet = ['a', 'Z', '<', '/', '&', ';', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '\u0085', '\u0001', 'é', '😀']
 const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }).map((cs) => cs.join(''))
 
 /** Cuts `s` at the given positions (sorted, deduplicated, within bounds). */
-function cut(s: string, at: number[]): string[] {
-  const points = [...new Set(at.map((k) => k % (s.length + 1)))].sort((a, b) => a - b)
-  const out: string[] = []
-  let from = 0
-  for (const p of points) {
-    out.push(s.slice(from, p))
-    from = p
-  }
-  out.push(s.slice(from))
-  return out
-}
 
 t.test('any pieces: value = the whole text trimmed, deltas add up to core, core is a prefix of every later core (property)', (t) => {
   fc.assert(fc.property(text, fc.array(fc.nat(), { maxLength: 12 }), (s, at) => {
     const f = new Field()
     let taken = ''
     let core = ''
-    for (const piece of cut(s, at)) {
+    for (const piece of cutAt(s, at)) {
       f.push(piece)
       taken += f.take()
       if (!f.core.startsWith(core)) return false

@@ -9,6 +9,7 @@ import {
 } from '../lib/index.js'
 import { ChunkSplitter, splitIntoChunks } from '../lib/replay/events.js'
 import { EventSize } from '../lib/replay/sse.js'
+import { cutAt } from './helpers/arb.js'
 
 type Reader = (source: LogSource, options?: ReadLogOptions) => AsyncIterable<ReplayEvent>
 
@@ -24,17 +25,6 @@ async function read(reader: Reader, input: LogSource, options: ReadLogOptions = 
 }
 
 /** `s` cut at the given points (sorted, deduplicated, within the string). */
-function cutAt(s: string, cuts: number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (s.length + 1)))].sort((a, b) => a - b)
-  const out: string[] = []
-  let from = 0
-  for (const p of points) {
-    out.push(s.slice(from, p))
-    from = p
-  }
-  out.push(s.slice(from))
-  return out
-}
 
 const spaceOrWord = fc.oneof(
   fc.constantFrom(' ', '\n', '\t', '  ', '\u00a0', '\u2003', '\r\n'),

@@ -31,3 +31,16 @@ export function counter(prefix = 'c'): () => string {
   let n = 0
   return () => `${prefix}${++n}`
 }
+
+/** `s` cut at the given points (each taken modulo `s.length + 1`; repeats and order do not matter). */
+export function cutAt(s: string, cuts: readonly number[]): string[] {
+  const points = [...new Set(cuts.map((c) => c % (s.length + 1)))].sort((a, b) => a - b)
+  const out: string[] = []
+  let from = 0
+  for (const p of points) {
+    out.push(s.slice(from, p))
+    from = p
+  }
+  out.push(s.slice(from))
+  return out
+}
