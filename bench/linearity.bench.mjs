@@ -19,7 +19,8 @@
 //     now capped by maxDiagnostics (default 1000), so the count is printed too.
 // 16. the scanners of issue 16, each on the input that hurts it most (the exact close search by
 //     name included): the tag regexes (a name
-//     without its '>' at every '<', runs of blanks around names for the lenient form), the cut
+//     without its '>' at every '<'; sparse '<' that start a name, and dense runs cut short, for text
+//     mode's indexOf path; runs of blanks around names for the lenient form), the cut
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
 //     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>').
@@ -116,6 +117,14 @@ const CASES = [
   {
     item: '16', label: 'cline, one-shot: `<read_file` without its `>` repeated (the text regex tries every name at every `<`)', opts: {}, sizes: [1 * MB, 4 * MB],
     make: (n) => [fill('<read_file', n), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: `<read_fil` and 32 blanks repeated (text mode\'s indexOf path: every `<` a candidate by its first two characters, checked against the names, never dense enough for the regex)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<read_fil' + ' '.repeat(32), n), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: seven `<re` close together, then 64 blanks, repeated (a dense run cut short before the regex takes over, every time)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<re '.repeat(7) + ' '.repeat(64), n), null],
   },
   {
     item: '16', label: 'cline, one-shot: inside a tool, `<pat` repeated (the tool regex)', opts: {}, sizes: [1 * MB, 4 * MB],

@@ -4,7 +4,8 @@
  * the whole text once) and the BlockParser (feed each chunk as it comes): it never re-reads text
  * it has decided, so streaming costs O(new text) per chunk.
  *
- * Text and tool mode jump from tag to tag with one search of the dialect's tag regex (tags.ts);
+ * Text and tool mode jump from tag to tag (text mode by indexOf of '<' and a table of the tags'
+ * first characters, or the dialect's tag regex in '<'-dense text; tool mode by that regex: tags.ts);
  * param mode searches for the whole closing tag. A tag cut by the end of the input can only start
  * among the window's last characters: it is kept aside (`carry`) and read again with the next
  * chunk. Completed blocks are frozen and never touched again (SPEC 3.8); the one open block is
@@ -20,7 +21,7 @@
 import type { Block, Diagnostic } from '../types.js'
 import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
-import { tables, type TagSet } from './tags.js'
+import { exactTagAt, nextExactTag, tables, type TagSet } from './tags.js'
 import { ToolBody } from './greedy-body.js'
 import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
@@ -260,19 +261,15 @@ export class Engine {
    */
   private scanText(w: string, p: number): number {
     const tags = this.textTags
-    // one search for the next whole tag: no stop, slice or lookup at the '<' of prose
-    const re = tags.exact
-    re.lastIndex = p
-    const m = re.exec(w)
-    if (m === null) {
+    const s = nextExactTag(tags, w, p)
+    if (s < 0) {
       const n = w.length
       const cut = this.ended ? -1 : cutAt(w, p, tags.prefixes, this.textMax)
       const to = cut < 0 ? n : cut
       this.text.push(p === 0 && to === n ? w : w.slice(p, to))
       return ~to
     }
-    const s = m.index
-    const name = m[1]!
+    const name = exactTagAt(tags, w, s)!
     this.text.push(w.slice(p, s))
     this.openTag(name)
     return s + name.length + 2
