@@ -68,21 +68,35 @@ function cutAt(w: string, from: number, prefixes: Set<string>, max: number): num
   return s >= 0 && prefixes.has(w.slice(s + 1)) ? s : -1
 }
 
+/** Is `w.slice(l)` a prefix of `close`? (Without the slice: this runs on every streamed chunk.) */
+function isPrefixAt(close: string, w: string, l: number): boolean {
+  const k = w.length - l
+  if (k > close.length) return false
+  for (let i = 1; i < k; i++) if (w.charCodeAt(l + i) !== close.charCodeAt(i)) return false
+  return true
+}
+
+/** findClose in a short window: each '<' looked at. */
+function findCloseShort(w: string, p: number, close: string, ended: boolean): number {
+  const n = w.length
+  for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
+    // most '<' in a value start no closing tag: one look at the '/' rejects them
+    if (l + 1 < n && w.charCodeAt(l + 1) !== 47) continue
+    if (w.startsWith(close, l)) return l
+    if (!ended && l > n - close.length && isPrefixAt(close, w, l)) return ~l
+  }
+  return ~n
+}
+
 /**
  * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
  * `cut` is the window's end or the start of a cut closing tag (unless the input has `ended`).
  */
 function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp): number {
   const n = w.length
-  if (n - p < 256) {
-    // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
-    // setup cost per call that only long texts repay
-    for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
-      if (w.startsWith(close, l)) return l
-      if (!ended && l > n - close.length && close.startsWith(w.slice(l))) return ~l
-    }
-    return ~n
-  }
+  // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
+  // setup cost per call that only long texts repay
+  if (n - p < 256) return findCloseShort(w, p, close, ended)
   // `nameRe` is the lenient closing tag's search (the name, at most LENIENT_SLACK blanks, '>'),
   // a superset of `close` found by its name: V8 runs that bounded pattern with a skip table,
   // 1.3-2.5x faster than indexOf of the whole closing tag in a long code body (the same pattern
@@ -141,6 +155,8 @@ export class Engine {
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
+  /** Exact scanners only and no entity decoding: the condition of `feedWhole`. */
+  private readonly plain: boolean
   private readonly closeNames: Map<string, RegExp>
   /**
    * The open param's or reasoning tag's closeNameRegex (both profiles search long values with
@@ -165,6 +181,7 @@ export class Engine {
     this.closeNames = t.closeNames
     this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
     this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
+    this.plain = this.reader === null && !o.lenientTags && !o.decodeEntities
     this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
   }
 
@@ -235,6 +252,34 @@ export class Engine {
       }
     }
     this.keep(w, base, n)
+  }
+
+  /**
+   * Is `chunk` the usual streamed chunk, which `feed` would only add, whole, to `field`, the open
+   * text, param or reasoning value (no tag in it, none cut at its end, nothing carried from
+   * before)? Decided by the same searches `feed` runs, and only with the exact scanners and no
+   * entity decoding; false also when `field` is not the growing one. Pure: then `grow`.
+   */
+  takesWhole(chunk: string, field: Field): boolean {
+    if (!this.plain || this.carry.length !== 0 || chunk.length === 0) return false
+    switch (this.mode) {
+      case Mode.Text:
+        return field === this.text && nextExactTag(this.textTags, chunk, 0) < 0 && cutAt(chunk, 0, this.textTags.prefixes, this.textMax) < 0
+      case Mode.Param:
+        return field === this.param && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.paramClose, false, this.closeRe) === ~chunk.length)
+      case Mode.Reasoning:
+        return field === this.reasoning && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.reasoningClose, false, this.closeRe) === ~chunk.length)
+      default:
+        return false
+    }
+  }
+
+  /** Feeds a chunk that `takesWhole` accepted for `field`: what `feed` does with it, by a shorter path. */
+  grow(chunk: string, field: Field): void {
+    const body = this.tool === null ? null : this.tool.body
+    if (body !== null) body.from = body.viewFrom = 0
+    field.push(chunk)
+    this.keep(chunk, this.pos, chunk.length)
   }
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */

@@ -103,6 +103,8 @@ export class DiffSession {
   private readonly completeOnEnd: boolean
   private readonly maxBytes: number
   private readonly records: boolean
+  /** Resume mode sending diffs: the only mode of the shorter path for the usual chunk (`push`). */
+  private readonly lean: boolean
   private readonly decoder = new TextDecoder('utf-8')
   /** Exact UTF-8 size of the text, kept once `exact` (past a third of maxBytes). */
   private bytes = 0
@@ -153,6 +155,7 @@ export class DiffSession {
     this.completeOnEnd = options.completeOnEnd ?? true
     this.maxBytes = maxBytes
     this.records = options.diagnosticRecords ?? false
+    this.lean = !this.full && !this.snapshots
     this.engine = this.newEngine()
   }
 
@@ -223,6 +226,22 @@ export class DiffSession {
 
   /** Takes one chunk. Throws a TagstreamError for a bad chunk or past `maxBytes`, having changed nothing. */
   push(chunk: unknown): void {
+    const seen = this.seenField
+    if (seen !== null && typeof chunk === 'string' && this.lean && this.seenExt.length === 0 && !this.sawBytes && this.engine.takesWhole(chunk, seen)) {
+      // the usual streamed chunk, which only grows the value the consumer saw growing: fed by
+      // the engine's shorter path and sent as an append without asking the engine what changed
+      this.admit(chunk)
+      this.received.push(chunk)
+      const e = this.engine
+      e.grow(chunk, seen)
+      if (e.shape !== this.seenShape) return this.step(false) // a greedy view opened
+      const delta = seen.take()
+      this.seenCore = seen.coreLength
+      if (delta.length === 0) return
+      this.stale = true
+      this.out.record({ op: 'append', index: this.seenDone, path: this.seenPath, text: delta })
+      return
+    }
     let text: string
     if (typeof chunk === 'string') {
       text = chunk
