@@ -74,6 +74,34 @@ t.test('resume and full give identical diff streams (1-, 3-, 7-byte and random c
   t.pass('identical')
 })
 
+t.test('resume and full give identical diff streams under each option the exact scanners keep (the shorter path of the usual chunk)', async (t) => {
+  // resume mode sends a chunk that only grows the open value by a shorter path (Engine.takesWhole
+  // and grow); full mode re-parses the whole text and never takes it. Each option below keeps the
+  // exact scanners, so the shorter path is open to it (or, for decodeEntities, closed by it).
+  const optionSets: BlockParserOptions[] = [
+    { hidePartialTags: true },
+    { greedyWhileStreaming: true },
+    { reasoningTags: ['thinking', 'think'] },
+    { truncation: true },
+    { decodeEntities: true },
+    { hidePartialTags: true, greedyWhileStreaming: true, reasoningTags: ['thinking'], truncation: true },
+  ]
+  const chunkings = soup.chain((s) => fc.tuple(fc.constant(s), fc.oneof(
+    fc.constantFrom(1, 3, 7, 16).map((n) => fixedChunks(s, n)),
+    cutsUpTo(s.length).map((cuts) => chunksOf(s, cuts)),
+  )))
+  for (const opts of optionSets) {
+    fc.assert(fc.property(chunkings, ([s, chunks]) => {
+      const a = drive(chunks, { ...opts, reparse: 'resume' })
+      const b = drive(chunks, { ...opts, reparse: 'full' })
+      if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`${json(opts)} differ on ${json(chunks)}`)
+      const final = parseAssistantMessage(s, { ...opts, idGenerator: counter(), final: true })
+      if (json(a.parser.blocks) !== json(final)) throw new Error(`${json(opts)}: final blocks differ on ${json(chunks)}`)
+    }), { numRuns: 250 })
+    t.pass(`identical with ${json(opts)}`)
+  }
+})
+
 t.test('robust options keep the laws too', async (t) => {
   fc.assert(fc.property(chunked, ([s, chunks]) => {
     const opts = { profile: 'robust', diagnostics: false } as const
