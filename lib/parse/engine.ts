@@ -30,9 +30,6 @@ import { Diagnostics } from './diagnostics.js'
 import { closeNameRegex, scanCloseLenient } from './lenient.js'
 import { openField, render, toolBlock, type OpenField } from './render.js'
 
-export { lenientInner } from './lenient.js'
-export type { OpenField } from './render.js'
-
 /** The modes of SPEC 3 (reasoning is the `reasoningTags` option's). */
 export const enum Mode { Text, Tool, Param, Reasoning }
 
