@@ -261,7 +261,7 @@ export class Engine {
     if (!this.plain || this.carry.length !== 0 || chunk.length === 0) return false
     switch (this.mode) {
       case Mode.Text:
-        return field === this.text && nextExactTag(this.textTags, chunk, 0) < 0 && cutAt(chunk, 0, this.textTags.prefixes, this.textMax) < 0
+        return field === this.text && (chunk.indexOf('<') < 0 || (nextExactTag(this.textTags, chunk, 0) < 0 && cutAt(chunk, 0, this.textTags.prefixes, this.textMax) < 0))
       case Mode.Param:
         return field === this.param && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.paramClose, false, this.closeRe) === ~chunk.length)
       case Mode.Reasoning:
