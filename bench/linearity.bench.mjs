@@ -23,7 +23,8 @@
 //     mode's indexOf path; runs of blanks around names for the lenient form), the cut
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
-//     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>').
+//     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>');
+//     a streamed value kept as a run of the stream's text and cut from it after every chunk.
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -83,6 +84,10 @@ const CASES = [
   {
     item: '2', label: 'greedyWhileStreaming, 16-byte chunks: `x</content>` then newlines', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>x</content>' + '\n'.repeat(n)); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: 'greedyWhileStreaming, 16-byte chunks: a param streaming while the content view is open (the block is rendered after every chunk, and the param\'s value, a run of the kept text, is cut from it each time)', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = flat('<write_to_file><content>x</content><path>' + 'ab cd<e '.repeat(n / 8)); return [t, chunk(t, 16)] },
   },
   {
     item: '3', label: 'codeFences, one-shot: text + read_file calls', opts: { codeFences: true }, sizes: [0.9 * MB, 3.6 * MB],

@@ -102,6 +102,19 @@ t.test('resume and full give identical diff streams under each option the exact 
   }
 })
 
+t.test('a param streaming while a greedy view is open is sent as appends (no whole value compared after every chunk)', async (t) => {
+  const text = '<write_to_file><content>x</content><path>' + 'ab cd<e '.repeat(400)
+  const chunks = fixedChunks(text, 16)
+  const { perChunk, tail, parser } = drive(chunks, { greedyWhileStreaming: true })
+  const recs = perChunk.flat()
+  const onPath = recs.filter((r) => 'path' in r && r.path === 'params.path')
+  t.ok(onPath.length > 100, 'the path grows chunk by chunk')
+  t.equal(onPath[0]!.op, 'set', 'the param appears')
+  t.same([...new Set(onPath.slice(1).map((r) => r.op))], ['append'], 'then only appends')
+  t.equal(json(apply([], [...recs, ...tail])), json(parseAssistantMessage(text, { greedyWhileStreaming: true, idGenerator: counter(), final: true })))
+  t.equal(json(parser.blocks), json(parseAssistantMessage(text, { greedyWhileStreaming: true, idGenerator: counter(), final: true })))
+})
+
 t.test('robust options keep the laws too', async (t) => {
   fc.assert(fc.property(chunked, ([s, chunks]) => {
     const opts = { profile: 'robust', diagnostics: false } as const

@@ -5,6 +5,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { Field } from '../lib/parse/field.js'
+import { Rope } from '../lib/parse/rope.js'
 import { cutAt } from './helpers/arb.js'
 
 const alphabet = ['a', 'Z', '<', '/', '&', ';', ' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', '\u0085', '\u0001', 'é', '😀']
@@ -26,6 +27,34 @@ t.test('any pieces: value = the whole text trimmed, deltas add up to core, core 
     }
     return f.value === s.trim() && f.core === s.trim()
   }), { numRuns: 2000 })
+  t.end()
+})
+
+t.test('pieces given with their offset in the kept text (pushAt) give what push gives, read or not, mixed with push (property)', (t) => {
+  // a stream keeps the text in a Rope (src) and a value stays a run of it until read
+  const how = fc.array(fc.record({ at: fc.boolean(), read: fc.nat(4) }), { minLength: 1, maxLength: 14 })
+  fc.assert(fc.property(text, fc.string({ maxLength: 5 }), fc.array(fc.nat(), { maxLength: 12 }), how, fc.boolean(), (s, before, cuts, steps, decode) => {
+    const src = new Rope()
+    src.push(before) // the value starts somewhere in the text, not at 0
+    const plain = new Field(decode)
+    const lazy = new Field(decode, src)
+    let k = 0
+    for (const piece of cutAt(s, cuts)) {
+      const step = steps[k++ % steps.length]!
+      const at = src.length
+      src.push(piece)
+      plain.push(piece)
+      if (step.at) lazy.pushAt(piece, at)
+      else lazy.push(piece)
+      // reads between pieces: some copy the run into the field, some only measure it
+      if (lazy.coreLength !== plain.coreLength || lazy.trailing !== plain.trailing) return false
+      if (step.read === 0 && lazy.core !== plain.core) return false
+      if (step.read === 1 && lazy.take() !== plain.take()) return false
+      if (step.read === 2 && lazy.value !== plain.value) return false
+      if (step.read === 3 && lazy.ext(' x') !== plain.ext(' x')) return false
+    }
+    return lazy.take() === plain.take() && lazy.value === plain.value && lazy.core === plain.core
+  }), { numRuns: 3000 })
   t.end()
 })
 

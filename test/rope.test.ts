@@ -32,6 +32,34 @@ t.test('value is the concatenation of everything appended since the last reset (
   t.end()
 })
 
+t.test('slice(from, to) is value.slice(from, to) after any pushes and resets, within and across batches (property)', (t) => {
+  const sliceStep: fc.Arbitrary<Step | { kind: 'slice'; from: number; to: number }> = fc.oneof(
+    { weight: 20, arbitrary: step },
+    { weight: 6, arbitrary: fc.tuple(fc.nat(), fc.nat()).map(([from, to]) => ({ kind: 'slice' as const, from, to })) },
+  )
+  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(sliceStep, { minLength: 300, maxLength: 1500, size: 'max' }), (initial, steps) => {
+    const g = new Rope(initial)
+    let want = initial
+    for (const s of steps) {
+      if (s.kind === 'push') {
+        g.push(s.piece)
+        want += s.piece
+      } else if (s.kind === 'reset') {
+        g.reset(s.value)
+        want = s.value
+      } else if (s.kind === 'slice') {
+        // ranges near the end (the open batch) as often as anywhere, some past it
+        const n = want.length + 2
+        const a = s.from % 2 === 0 ? s.from % n : Math.max(0, n - 1 - (s.from % 300))
+        const b = a + (s.to % 600) - 20
+        if (g.slice(a, b) !== want.slice(a, Math.max(a, b))) return false
+      }
+    }
+    return g.slice(0, want.length) === want && g.slice(-5, want.length + 5) === want
+  }), { numRuns: 80 })
+  t.end()
+})
+
 t.test('a long value read after every push, across many batches', (t) => {
   const g = new Rope()
   let want = ''

@@ -19,8 +19,20 @@ export interface AppendHint {
   text: string
 }
 
-function stringDiff(out: BlockDiff[], index: number, path: string, a: string | undefined, b: string, hint: AppendHint | undefined): void {
-  if (hint !== undefined && hint.index === index && hint.path === path && a !== undefined) {
+/** The hint for the string at `index`, `path`, if any. */
+function hintFor(hint: AppendHint | readonly AppendHint[] | undefined, index: number, path: string): AppendHint | undefined {
+  if (hint === undefined) return undefined
+  if (!Array.isArray(hint)) {
+    const h = hint as AppendHint
+    return h.index === index && h.path === path ? h : undefined
+  }
+  for (const h of hint as readonly AppendHint[]) if (h.index === index && h.path === path) return h
+  return undefined
+}
+
+function stringDiff(out: BlockDiff[], index: number, path: string, a: string | undefined, b: string, hints: AppendHint | readonly AppendHint[] | undefined): void {
+  const hint = hintFor(hints, index, path)
+  if (hint !== undefined && a !== undefined) {
     if (hint.text.length > 0) out.push({ op: 'append', index, path, text: hint.text })
     return
   }
@@ -41,7 +53,7 @@ function sameKeysPrefix(a: Record<string, string>, b: Record<string, string>): b
  * Pushes the diffs that take block `a` to block `b` at `index`. @internal
  * @group Diffs
  */
-export function diffBlock(out: BlockDiff[], index: number, a: Block, b: Block, hint?: AppendHint): void {
+export function diffBlock(out: BlockDiff[], index: number, a: Block, b: Block, hint?: AppendHint | readonly AppendHint[]): void {
   if (a === b) return
   if (a.type !== b.type || (a.partial === false && b.partial === true)) {
     out.push({ op: 'replace', index, block: b })

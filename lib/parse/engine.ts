@@ -21,6 +21,7 @@
 import type { Block, Diagnostic } from '../types.js'
 import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
+import type { Rope } from './rope.js'
 import { exactTagAt, nextExactTag, tables, type TagSet } from './tags.js'
 import { ToolBody } from './greedy-body.js'
 import type { GreedyView } from './greedy.js'
@@ -28,7 +29,7 @@ import { FenceScanner } from './fences.js'
 import { TagReader } from './tag-reader.js'
 import { Diagnostics } from './diagnostics.js'
 import { closeNameRegex, scanCloseLenient } from './lenient.js'
-import { openField, render, toolBlock, type OpenField } from './render.js'
+import { growingFields, openField, render, toolBlock, type OpenField } from './render.js'
 
 /** The modes of SPEC 3 (reasoning is the `reasoningTags` option's). */
 export const enum Mode { Text, Tool, Param, Reasoning }
@@ -130,7 +131,7 @@ export class Engine {
   carry = ''
   /** Offset in the whole text of the first character of `carry`. */
   private pos = 0
-  text = new Field()
+  text: Field
   tool: ToolState | null = null
   paramName = ''
   /** Made once per param, not per chunk: they are compared and searched on every chunk. */
@@ -152,8 +153,10 @@ export class Engine {
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
-  /** Exact scanners only and no entity decoding: the condition of `feedWhole`. */
+  /** Exact scanners only and no entity decoding: the condition of `takesWhole` and of `src`. */
   private readonly plain: boolean
+  /** The text fed so far, kept by the caller, when the values may be runs of it (constructor). */
+  private readonly src: Rope | null
   private readonly closeNames: Map<string, RegExp>
   /**
    * The open param's or reasoning tag's closeNameRegex (both profiles search long values with
@@ -165,7 +168,12 @@ export class Engine {
   private readonly fences: FenceScanner | null
   readonly diag: Diagnostics | null
 
-  constructor(readonly o: ResolvedOptions) {
+  /**
+   * `source`: the Rope where the caller keeps everything fed, in order (a stream does); with the
+   * exact scanners the open values then stay runs of it until read (`Field.pushAt`), rather than a
+   * second copy of the text.
+   */
+  constructor(readonly o: ResolvedOptions, source: Rope | null = null) {
     const t = tables(o.dialect, o.reasoningTags)
     this.tools = t.tools
     this.params = t.params
@@ -179,6 +187,8 @@ export class Engine {
     this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
     this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
     this.plain = this.reader === null && !o.lenientTags && !o.decodeEntities
+    this.src = this.plain ? source : null
+    this.text = this.newField()
     this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
   }
 
@@ -199,7 +209,7 @@ export class Engine {
     while (p < n) {
       switch (this.mode) {
         case Mode.Text: {
-          const r = fences !== null ? fences.scan(this, w, p, base) : reader !== null ? reader.scanText(this, w, p, base) : this.scanText(w, p)
+          const r = fences !== null ? fences.scan(this, w, p, base) : reader !== null ? reader.scanText(this, w, p, base) : this.scanText(w, p, base)
           if (r < 0) {
             if (fences === null || fences.restart === null) return this.keep(w, base, ~r)
             // a tag held in a code span of an earlier window opens its tool after all: read on
@@ -225,7 +235,7 @@ export class Engine {
           break
         }
         case Mode.Param: {
-          const r = this.scanClose(w, p, this.paramClose, this.param!)
+          const r = this.scanClose(w, p, base, this.paramClose, this.param!)
           if (r < 0) return this.keep(w, base, ~r)
           const tool = this.tool!
           tool.params[this.paramName] = this.param!.value
@@ -236,7 +246,7 @@ export class Engine {
           break
         }
         case Mode.Reasoning: {
-          const r = this.scanClose(w, p, this.reasoningClose, this.reasoning!)
+          const r = this.scanClose(w, p, base, this.reasoningClose, this.reasoning!)
           if (r < 0) return this.keep(w, base, ~r)
           const content = this.reasoning!.value
           if (content.length > 0) this.done.push({ type: 'reasoning', reasoning: content, partial: false })
@@ -275,7 +285,7 @@ export class Engine {
   grow(chunk: string, field: Field): void {
     const body = this.tool === null ? null : this.tool.body
     if (body !== null) body.from = body.viewFrom = 0
-    field.push(chunk)
+    field.pushAt(chunk, this.pos)
     this.keep(chunk, this.pos, chunk.length)
   }
 
@@ -301,27 +311,32 @@ export class Engine {
    * Text mode (SPEC 3.2): an opening tool tag closes the text and opens the tool; everything
    * else is text. Returns where the next mode starts, or ~cut when the window is used up.
    */
-  private scanText(w: string, p: number): number {
+  private scanText(w: string, p: number, base: number): number {
     const tags = this.textTags
     const s = nextExactTag(tags, w, p)
     if (s < 0) {
       const n = w.length
       const cut = this.ended ? -1 : cutAt(w, p, tags.prefixes, this.textMax)
       const to = cut < 0 ? n : cut
-      this.text.push(p === 0 && to === n ? w : w.slice(p, to))
+      this.text.pushAt(p === 0 && to === n ? w : w.slice(p, to), base + p)
       return ~to
     }
     const name = exactTagAt(tags, w, s)!
-    this.text.push(w.slice(p, s))
+    this.text.pushAt(w.slice(p, s), base + p)
     this.openTag(name)
     return s + name.length + 2
+  }
+
+  /** A field for a value of this engine's text (runs of `src` where it may); only params decode entities. */
+  private newField(decode = false): Field {
+    return new Field(decode, this.src)
   }
 
   /** Opens a tool or reasoning block after the text before it was closed. */
   openTag(name: string): void {
     const content = this.text.value
     if (content.length > 0) this.done.push({ type: 'text', content, partial: false })
-    this.text = new Field()
+    this.text = this.newField()
     if (this.tools.has(name)) {
       // own keys only: a dialect given as a plain object inherits `constructor` and friends
       const greedy = Object.hasOwn(this.greedy, name) ? this.greedy[name] : undefined
@@ -333,7 +348,7 @@ export class Engine {
     this.setMode(Mode.Reasoning)
     this.reasoningClose = '</' + name + '>'
     this.closeRe = closeNameRegex(this.closeNames, name)
-    this.reasoning = new Field()
+    this.reasoning = this.newField()
   }
 
   /**
@@ -368,7 +383,7 @@ export class Engine {
     this.paramClose = '</' + name + '>'
     this.closeRe = closeNameRegex(this.closeNames, name)
     this.paramPath = 'params.' + name
-    this.param = new Field(this.o.decodeEntities)
+    this.param = this.newField(this.o.decodeEntities)
     const tool = this.tool!
     if (tool.body !== null) tool.body.openParam(w, valueStart, name)
   }
@@ -387,14 +402,14 @@ export class Engine {
    * Param mode (SPEC 3.4), and reasoning: only the matching closing tag ends it; the value is
    * pushed to `field`. Returns the index after the closing tag, or ~cut.
    */
-  private scanClose(w: string, p: number, close: string, field: Field): number {
+  private scanClose(w: string, p: number, base: number, close: string, field: Field): number {
     if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended, this.closeRe)
     const i = findClose(w, p, close, this.ended, this.closeRe)
     if (i < 0) {
-      field.push(p === 0 && ~i === w.length ? w : w.slice(p, ~i))
+      field.pushAt(p === 0 && ~i === w.length ? w : w.slice(p, ~i), base + p)
       return i
     }
-    field.push(w.slice(p, i))
+    field.pushAt(w.slice(p, i), base + p)
     this.closeAt = i
     return i + close.length
   }
@@ -432,6 +447,11 @@ export class Engine {
    */
   openField(final = false): OpenField | null {
     return openField(this, final, this.scratch)
+  }
+
+  /** Every value of the open tool that grows, when `openField` is null because several do. */
+  growingFields(final = false): OpenField[] {
+    return growingFields(this, final)
   }
 
   /**

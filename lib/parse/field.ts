@@ -40,18 +40,75 @@ function trimEnd(s: string): string {
   return e === s.length ? s : s.slice(0, e)
 }
 
+/**
+ * Where a blank-ended ASCII piece's text ends without its trailing blanks (0: all blank), or -1
+ * when a character past ASCII may be white space (the builtin trim decides those).
+ */
+function bodyEnd(s: string): number {
+  let e = s.length
+  while (e > 0) {
+    const c = s.charCodeAt(e - 1)
+    if (c === 32 || (c >= 9 && c <= 13)) e--
+    else return c < 128 ? e : -1
+  }
+  return 0
+}
+
 export class Field {
   private readonly rope = new Rope()
   private ws = ''
   private held = ''
   private started = false
   private delta = ''
+  /**
+   * A run of `core` not copied into `rope` yet: `src.slice(lazyFrom, lazyFrom + lazyLen)`. A
+   * stream's value is a contiguous part of the text the stream keeps anyway (`src`), so a piece
+   * given with its offset (`pushAt`) only moves the run's end; the run is cut from `src` once,
+   * when the value is read or a piece comes without an offset. Only without entity decoding.
+   */
+  private lazyFrom = 0
+  private lazyLen = 0
 
-  constructor(private readonly decode = false) {}
+  constructor(private readonly decode = false, private readonly src: Rope | null = null) {}
+
+  /**
+   * Adds raw text that stands at `at` in `src` (the Rope given to the constructor), right after
+   * the text of the previous piece. Same result as `push(piece)`.
+   */
+  pushAt(piece: string, at: number): void {
+    if (this.src === null || !this.started || this.decode) return this.push(piece)
+    const e = bodyEnd(piece)
+    if (e < 0) return this.push(piece)
+    if (e === 0) {
+      this.ws += piece
+      return
+    }
+    // the deferred blanks stand right before the piece, and join the value with it
+    const ws = this.ws
+    const from = at - ws.length
+    if (this.lazyLen === 0) this.lazyFrom = from
+    else if (this.lazyFrom + this.lazyLen !== from) {
+      this.materialize()
+      this.lazyFrom = from
+    }
+    this.lazyLen += ws.length + e
+    const body = e === piece.length ? piece : piece.slice(0, e)
+    const add = ws.length > 0 ? ws + body : body
+    this.delta = this.delta.length === 0 ? add : this.delta + add
+    this.ws = e === piece.length ? '' : piece.slice(e)
+  }
+
+  /** Copies the lazy run into `rope`: before anything reads or appends to it. */
+  private materialize(): void {
+    if (this.lazyLen === 0) return
+    this.rope.push(this.src!.slice(this.lazyFrom, this.lazyFrom + this.lazyLen))
+    this.lazyLen = 0
+  }
 
   /** Adds raw text. Leading white space of the whole value is dropped, trailing is deferred. */
   push(piece: string): void {
     if (piece.length === 0) return
+    if (this.lazyLen > 0) this.materialize()
     if (!this.started) {
       piece = piece.trimStart()
       if (piece.length === 0) return
@@ -104,12 +161,13 @@ export class Field {
 
   /** The value so far without its rendering tail; it only ever grows by appending. */
   get core(): string {
+    if (this.lazyLen > 0) this.materialize()
     return this.rope.value
   }
 
   /** Length of `core`, without building it. */
   get coreLength(): number {
-    return this.rope.length
+    return this.rope.length + this.lazyLen
   }
 
   /** White space after the value, kept in case more text follows. */
@@ -124,7 +182,7 @@ export class Field {
 
   /** The state that {@link Field.before} makes a new field of. */
   mark(): FieldMark {
-    return { length: this.rope.length, ws: this.ws, held: this.held, started: this.started }
+    return { length: this.coreLength, ws: this.ws, held: this.held, started: this.started }
   }
 
   /**
@@ -133,8 +191,8 @@ export class Field {
    * back, since a stream may still read this one's `core` (it only ever grows).
    */
   before(m: FieldMark): Field {
-    const f = new Field(this.decode)
-    f.rope.reset(this.rope.value.slice(0, m.length))
+    const f = new Field(this.decode, this.src)
+    f.rope.reset(this.core.slice(0, m.length))
     f.ws = m.ws
     f.held = m.held
     f.started = m.started

@@ -59,6 +59,28 @@ export function openField(e: Engine, final: boolean, scratch: OpenField): OpenFi
   }
 }
 
+/**
+ * Every value of the open tool that grows, when `openField` has none because several grow at
+ * once (a param streaming while a greedy view is open): new objects, one per value. The stream
+ * uses them to send what each gained instead of comparing whole values after every chunk.
+ */
+export function growingFields(e: Engine, final: boolean): OpenField[] {
+  const out: OpenField[] = []
+  if (e.mode !== Mode.Tool && e.mode !== Mode.Param) return out
+  const hide = e.o.hidePartialTags && !e.ended
+  let viewed = false
+  for (const v of e.tool!.views) {
+    if (!v.active) continue
+    out.push({ path: v.path, field: v.field, ext: viewExt(e, v, final, hide) })
+    if (e.paramName === v.name) viewed = true
+  }
+  if (e.mode === Mode.Param && !viewed) {
+    const f = e.param!
+    out.push({ path: e.paramPath, field: f, ext: hide ? f.ext('', true) : f.ext(e.carry) })
+  }
+  return out
+}
+
 function fill(o: OpenField, path: string, field: Field, ext: string): OpenField {
   o.path = path
   o.field = field

@@ -23,6 +23,14 @@ export class Rope {
   private pending = ''
   private count = 0
   /**
+   * For `slice`: the closed batches one by one with the offset where each ends, and the open
+   * batch's pieces (a range of them is cut without flattening the open batch, which a slice of
+   * `pending` would do, again after every push).
+   */
+  private readonly batches: string[] = []
+  private readonly ends: number[] = []
+  private readonly pieces: string[] = []
+  /**
    * The first character code of the last batch flattened: reading a character of a cons string
    * flattens it (V8's runtime StringCharCodeAt), and keeping the result keeps the read from
    * being optimised away.
@@ -34,13 +42,58 @@ export class Rope {
   constructor(initial = '') {
     this.base = initial
     this.length = initial.length
+    if (initial.length > 0) this.close(initial)
   }
 
   push(piece: string): void {
     if (piece.length === 0) return
     this.pending = this.count === 0 ? piece : this.pending + piece
+    this.pieces[this.count] = piece
     this.length += piece.length
     if (++this.count === BATCH) this.commit()
+  }
+
+  /**
+   * The characters from `from` to `to` (clamped to the string), as pieces of the batches joined
+   * with `+`: no copy, and no flattening of the open batch. O(batches and pieces in the range,
+   * and the open batch's pieces after it), plus a binary search.
+   */
+  slice(from: number, to: number): string {
+    const end = Math.min(to, this.length)
+    const start = Math.max(0, from)
+    if (start >= end) return ''
+    let out = ''
+    const ends = this.ends
+    const closed = ends.length === 0 ? 0 : ends[ends.length - 1]!
+    if (start < closed) {
+      // the first closed batch that ends after `start`
+      let lo = 0
+      let hi = ends.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (ends[mid]! > start) hi = mid
+        else lo = mid + 1
+      }
+      for (let k = lo; k < ends.length; k++) {
+        const at = k === 0 ? 0 : ends[k - 1]!
+        if (at >= end) break
+        const b = this.batches[k]!
+        out += at >= start && ends[k]! <= end ? b : b.slice(Math.max(start - at, 0), Math.min(end - at, b.length))
+      }
+    }
+    if (end > closed) {
+      // from the last piece back, as a slice is most often of the latest text: O(pieces in range)
+      let tail = ''
+      let next = this.length
+      for (let i = this.count - 1; i >= 0 && next > start; i--) {
+        const piece = this.pieces[i]!
+        const at = next - piece.length
+        if (at < end) tail = (at >= start && next <= end ? piece : piece.slice(Math.max(start - at, 0), Math.min(end - at, piece.length))) + tail
+        next = at
+      }
+      out += tail
+    }
+    return out
   }
 
   /** The whole string; cheap to read after every push. */
@@ -55,6 +108,10 @@ export class Rope {
     this.pending = ''
     this.length = value.length
     this.count = 0
+    this.batches.length = 0
+    this.ends.length = 0
+    this.pieces.length = 0
+    if (value.length > 0) this.close(value)
   }
 
   private commit(): void {
@@ -63,5 +120,12 @@ export class Rope {
     this.base = this.base.length === 0 ? add : this.base + add
     this.pending = ''
     this.count = 0
+    this.close(add)
+  }
+
+  /** Records `batch`, whose last character is the string's last, as closed. */
+  private close(batch: string): void {
+    this.batches.push(batch)
+    this.ends.push(this.length)
   }
 }

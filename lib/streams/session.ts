@@ -128,6 +128,11 @@ export class DiffSession {
   private seenExt = ''
   private seenCore = 0
   private seenShape = -1
+  /**
+   * When several values of the open block grow at once (a param while a greedy view is open):
+   * each one's field and rendering tail as last sent, by path (`growingHints`).
+   */
+  private readonly seenGrowing = new Map<string, { field: Field; ext: string }>()
   /** `seenOpen` lags behind appends sent since it was built. */
   private stale = false
   private seenDiagnostics = 0
@@ -160,7 +165,7 @@ export class DiffSession {
   }
 
   private newEngine(): Engine {
-    if (!this.full) return new Engine(this.o)
+    if (!this.full) return new Engine(this.o, this.received)
     // a fresh parse must give each tool the id it had in the previous parse: tools before the
     // open one are complete and unchanged, so the k-th tool opened is the same call every time
     let k = 0
@@ -347,7 +352,11 @@ export class DiffSession {
       if (!this.snapshots) this.out.record({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
       return
     }
-    const hint: AppendHint | undefined = appended === null ? undefined : { index: this.seenDone, path: f!.path, text: appended }
+    let hint: AppendHint | AppendHint[] | undefined
+    if (f !== null) {
+      if (this.seenGrowing.size > 0) this.seenGrowing.clear()
+      if (appended !== null) hint = { index: this.seenDone, path: f.path, text: appended }
+    } else hint = this.growingHints(e, final)
     const prev = this.openSeen()
     const open = e.render(final)
     const done = e.done
@@ -375,6 +384,29 @@ export class DiffSession {
       this.seenPath = ''
     }
     for (const d of out) this.send(d)
+  }
+
+  /**
+   * What each growing value gained since the last chunk, when several grow at once, so that the
+   * differ compares no long value (whole values compared after every chunk made such a stream
+   * quadratic). A value is hinted only if its field is the one sent last time and its rendering
+   * only grew; the others are compared.
+   */
+  private growingHints(e: Engine, final: boolean): AppendHint[] | undefined {
+    const now = e.growingFields(final)
+    const seen = this.seenGrowing
+    if (now.length === 0 && seen.size === 0) return undefined
+    const hints: AppendHint[] = []
+    for (const g of now) {
+      const delta = g.field.take()
+      const was = seen.get(g.path)
+      if (was === undefined || was.field !== g.field) continue
+      const grown = delta.length > 0 ? delta + g.ext : g.ext
+      if (grown.startsWith(was.ext)) hints.push({ index: this.seenDone, path: g.path, text: grown.slice(was.ext.length) })
+    }
+    seen.clear()
+    for (const g of now) seen.set(g.path, { field: g.field, ext: g.ext })
+    return hints
   }
 
   /** The open block as the consumer has it: rebuilt from the field's prefix after fast appends. */
