@@ -24,7 +24,8 @@
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
 //     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>');
-//     a streamed value kept as a run of the stream's text and cut from it after every chunk.
+//     a streamed value kept as a run of the stream's text and cut from it after every chunk; the
+//     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk.
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -39,11 +40,15 @@ import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, proseDe
 const counter = () => { let n = 0; return () => `c${++n}` }
 
 /** Streams the chunks through a DiffSession (no stream machinery: the parser's own cost). */
-function streamed(chunks, opts) {
+function streamed(chunks, opts, readBlocks = false) {
   let records = 0
   const diagnostics = []
   const s = new DiffSession({ idGenerator: counter(), ...opts }, { record: () => { records++ }, diagnostic: (d) => diagnostics.push(d) })
-  for (const c of chunks) s.push(c)
+  for (const c of chunks) {
+    s.push(c)
+    // as a UI polling parser.blocks after every chunk does
+    if (readBlocks) records += s.blocks.length
+  }
   s.end()
   return { blocks: s.blocks, diagnostics, records }
 }
@@ -88,6 +93,14 @@ const CASES = [
   {
     item: '16', label: 'greedyWhileStreaming, 16-byte chunks: a param streaming while the content view is open (the block is rendered after every chunk, and the param\'s value, a run of the kept text, is cut from it each time)', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
     make: (n) => { const t = flat('<write_to_file><content>x</content><path>' + 'ab cd<e '.repeat(n / 8)); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: 'greedyWhileStreaming, 16-byte chunks: `<write_to_file><content>x</content>` repeated (the content view grows through a shape change every two chunks; the consumer\'s block was rebuilt from the whole view each time)', opts: { greedyWhileStreaming: true }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = fill('<write_to_file><content>x</content>', n); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: 'cline, 16-byte chunks, `blocks` read after every chunk: a long write_to_file (the open block rebuilt for each read, from what grew since the last)', opts: {}, readBlocks: true, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 16)] },
   },
   {
     item: '3', label: 'codeFences, one-shot: text + read_file calls', opts: { codeFences: true }, sizes: [0.9 * MB, 3.6 * MB],
@@ -189,7 +202,7 @@ for (const c of CASES) {
   const run = (opts, [text, chunks]) => chunks === null
     // diagnostics are part of the work measured when the case asks for them
     ? (opts.diagnostics === true || opts.profile === 'robust' ? () => parseWithDiagnostics(text, opts) : () => parseAssistantMessage(text, opts))
-    : () => streamed(chunks, opts).records
+    : () => streamed(chunks, opts, c.readBlocks === true).records
   const fns = inputs.map((inp) => run(c.opts, inp))
   if (c.plain !== undefined) fns.push(run(c.plain, inputs[1]))
   const big = inputs[1][0].length > 2 * MB

@@ -165,6 +165,12 @@ export class Field {
     return this.rope.value
   }
 
+  /** `core.slice(from, to)`, cut from the Rope's batches without flattening `core`. */
+  coreSlice(from: number, to: number): string {
+    if (this.lazyLen > 0) this.materialize()
+    return this.rope.slice(from, to)
+  }
+
   /** Length of `core`, without building it. */
   get coreLength(): number {
     return this.rope.length + this.lazyLen

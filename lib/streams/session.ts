@@ -133,6 +133,9 @@ export class DiffSession {
    * each one's field and rendering tail as last sent, by path (`growingHints`).
    */
   private readonly seenGrowing = new Map<string, { field: Field; ext: string }>()
+  /** What `seenValue` keeps of the consumer's growing value, and whose it is. */
+  private readonly seenRope = new Rope()
+  private seenRopeField: Field | null = null
   /** `seenOpen` lags behind appends sent since it was built. */
   private stale = false
   private seenDiagnostics = 0
@@ -357,9 +360,14 @@ export class DiffSession {
       if (this.seenGrowing.size > 0) this.seenGrowing.clear()
       if (appended !== null) hint = { index: this.seenDone, path: f.path, text: appended }
     } else hint = this.growingHints(e, final)
-    const prev = this.openSeen()
-    const open = e.render(final)
     const done = e.done
+    // the consumer's open block lags behind the appends sent since it was built (`stale`); when
+    // the hint covers the one value they grew and the block is still open, the differ never reads
+    // that value, so the block is not rebuilt (rebuilding it after every shape change of a long
+    // greedy view made a stream quadratic)
+    const covered = this.stale && appended !== null && f !== null && this.seenDone === done.length
+    const prev = covered ? this.seenOpen : this.openSeen()
+    const open = e.render(final)
     const out: BlockDiff[] = []
     let i = this.seenDone
     if (prev !== null) {
@@ -412,10 +420,25 @@ export class DiffSession {
   /** The open block as the consumer has it: rebuilt from the field's prefix after fast appends. */
   private openSeen(): Block | null {
     if (this.stale && this.seenOpen !== null && this.seenField !== null) {
-      const value = this.seenField.core.slice(0, this.seenCore) + this.seenExt
+      const value = this.seenValue(this.seenField) + this.seenExt
       this.seenOpen = applyDiff([this.seenOpen], { op: 'set', index: 0, path: this.seenPath, value })[0]!
     }
     this.stale = false
     return this.seenOpen
+  }
+
+  /**
+   * `field.core.slice(0, seenCore)`, kept from one rebuild to the next: each rebuild adds what
+   * the field gained since the last one (a core only grows), so reading `blocks` after every
+   * chunk costs what arrived, not the whole value each time.
+   */
+  private seenValue(field: Field): string {
+    const kept = this.seenRope
+    if (this.seenRopeField !== field) {
+      kept.reset()
+      this.seenRopeField = field
+    }
+    if (kept.length < this.seenCore) kept.push(field.coreSlice(kept.length, this.seenCore))
+    return kept.value
   }
 }
