@@ -103,6 +103,10 @@ const CASES = [
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 16)] },
   },
   {
+    item: '16', label: 'greedyWhileStreaming, 1-byte chunks: `<write_to_file><content>x</content><path>a</path><content>` repeated (the view alone, then the view and a param, grow in turn; each switch compared the whole view)', opts: { greedyWhileStreaming: true }, sizes: [64 * KB, 256 * KB],
+    make: (n) => { const t = fill('<write_to_file><content>x</content><path>a</path><content>', n); return [t, chunk(t, 1)] },
+  },
+  {
     item: '3', label: 'codeFences, one-shot: text + read_file calls', opts: { codeFences: true }, sizes: [0.9 * MB, 3.6 * MB],
     make: (n) => [fill('Some text here.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n', n), null],
   },

@@ -334,9 +334,11 @@ export class DiffSession {
     if (f !== null) {
       const field = f.field
       const delta = field.take()
-      if (field === this.seenField && f.path === this.seenPath) {
+      // after a chunk where several values grew, what was sent of each is in seenGrowing
+      const was = this.seenField === null && this.seenGrowing.size > 0 ? this.seenGrowing.get(f.path) : undefined
+      if (was !== undefined ? field === was.field : field === this.seenField && f.path === this.seenPath) {
         const ext = f.ext
-        const seen = this.seenExt
+        const seen = was !== undefined ? was.ext : this.seenExt
         // the usual chunk: nothing was held back at the last diff, so the gain is the delta and
         // what is held back now (startsWith('') and slice(0) on their sum, without the calls)
         if (seen.length === 0) appended = ext.length === 0 ? delta : delta + ext
@@ -407,7 +409,8 @@ export class DiffSession {
     const hints: AppendHint[] = []
     for (const g of now) {
       const delta = g.field.take()
-      const was = seen.get(g.path)
+      // after a chunk where one value grew, what was sent of it is seenField's
+      const was = seen.size > 0 ? seen.get(g.path) : g.path === this.seenPath && this.seenField !== null ? { field: this.seenField, ext: this.seenExt } : undefined
       if (was === undefined || was.field !== g.field) continue
       const grown = delta.length > 0 ? delta + g.ext : g.ext
       if (grown.startsWith(was.ext)) hints.push({ index: this.seenDone, path: g.path, text: grown.slice(was.ext.length) })
