@@ -7,7 +7,7 @@
  * @module
  */
 import type { Engine } from './engine.js'
-import type { TagSet } from './tags.js'
+import { DENSE_GAP, DENSE_RUN, nextExactTag, pairKey, type TagSet } from './tags.js'
 import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName } from './lenient.js'
 
 /** The first `anchor` in `w` between `start` and `end` (exclusive: the whole anchor inside), or -1. */
@@ -24,6 +24,7 @@ const SHORT = 256
 
 // character codes
 const LT = 60 // '<'
+const GT = 62 // '>'
 const SPACE = 32
 const TAB = 9
 
@@ -93,10 +94,8 @@ export class TagReader {
       const i = w.indexOf('<', from)
       return i < 0 ? n : i
     }
-    // a short window (a streamed chunk) is searched by the regex at once: an indexOf per
-    // anchor costs more there than the regex's stops at its few '<'
-    if (tags === this.textTags && tags.anchors.length > 0 && n - from >= SHORT) {
-      const s = this.anchored(w, from)
+    if (tags === this.textTags) {
+      const s = this.lenient ? this.nextLenientText(w, from) : nextExactTag(tags, w, from)
       if (s >= 0) return s
     } else {
       const re = this.lenient ? tags.lenient : tags.exact
@@ -109,6 +108,53 @@ export class TagReader {
     let s = n
     for (let k = w.indexOf('<', Math.max(from, n - (tags === this.textTags ? this.textMax : this.toolMax) - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
     return s
+  }
+
+  /**
+   * The first '<' at or after `from` where the lenient text tag regex matches, or -1. As the
+   * exact profile's nextExactTag: sparse '<' are found by indexOf, and each is looked at by the
+   * two characters after its blanks (the first two of a name, or a one-character name and a
+   * blank) in the dialect's pair table, the regex confirming a hit; in a '<'-dense run the rest
+   * is found from the names' anchors, which never stop at prose's '<' (on '<'-dense prose the
+   * lenient regex, stopping at each, costs about 2x the exact one), or by the regex in a short
+   * window, where an indexOf per anchor costs more than the regex's few stops.
+   */
+  private nextLenientText(w: string, from: number): number {
+    const tags = this.textTags
+    const pairs = tags.pairIndex
+    // the regex's bound on a run of blanks (TagSet.compile): past it no tag starts at the '<'
+    const maxBlanks = tags.maxInner + 65
+    let run = from
+    let dense = 0
+    for (let i = w.indexOf('<', from); i >= 0; i = w.indexOf('<', i + 1)) {
+      let j = i + 1
+      let c = w.charCodeAt(j)
+      if (c === SPACE || c === TAB) {
+        // blanks hold no '<': each is walked over for one '<' at most
+        const lim = j + maxBlanks
+        do c = w.charCodeAt(++j)
+        while ((c === SPACE || c === TAB) && j < lim)
+      }
+      const d = w.charCodeAt(j + 1)
+      if (pairs[pairKey(c, d)] !== 0 || ((d === SPACE || d === TAB) && pairs[pairKey(c, GT)] !== 0)) {
+        const re = tags.lenientAt
+        re.lastIndex = i
+        if (re.test(w)) return i
+      }
+      if (i - run < DENSE_GAP * (dense + 1)) {
+        if (++dense >= DENSE_RUN) {
+          if (tags.anchors.length > 0 && w.length - i > SHORT) return this.anchored(w, i + 1)
+          const re = tags.lenient
+          re.lastIndex = i + 1
+          const m = re.exec(w)
+          return m === null ? -1 : m.index
+        }
+      } else {
+        dense = 0
+        run = i
+      }
+    }
+    return -1
   }
 
   /**

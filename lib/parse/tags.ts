@@ -85,7 +85,8 @@ export class TagSet {
   }
 }
 
-function pairKey(a: number, b: number): number {
+/** The key of `TagSet.pairIndex` for a '<' followed by characters `a` and `b`. */
+export function pairKey(a: number, b: number): number {
   return ((a & 127) << 7) | (b & 127)
 }
 
@@ -99,9 +100,9 @@ export function exactTagAt(tags: TagSet, w: string, s: number): string | null {
 }
 
 /** A run of this many '<' ... */
-const DENSE_RUN = 8
+export const DENSE_RUN = 8
 /** ... each within this many characters of the run's start per '<' makes text '<'-dense. */
-const DENSE_GAP = 32
+export const DENSE_GAP = 32
 
 /**
  * The index of the next exact tag of `tags` in `w` at or after `p`, or -1. Sparse '<' are found
