@@ -49,7 +49,7 @@ export class FenceScanner {
    * aside in the engine's `carry` instead made every chunk rejoin and reread it.
    */
   private heldMark: FieldMark | null = null
-  private readonly heldRaw = new Rope()
+  private heldRaw: Rope | null = null
   /** Set when a held tag opens after all: the window the engine reads again from it, ... */
   restart: string | null = null
   /** ... and where that window starts in the whole text. */
@@ -250,6 +250,8 @@ export class FenceScanner {
       // while a tag is held the window is always used up (its '<'s are not read), so the raw
       // text from the tag on is heldRaw followed by the next window
       if (this.heldMark === null) this.heldMark = e.text.mark()
+      // made on first use: few messages hold a tag in a code span
+      if (this.heldRaw === null) this.heldRaw = new Rope()
       this.heldRaw.push(w.slice(p, at))
     }
     e.text.push(w.slice(p, at))
@@ -263,8 +265,8 @@ export class FenceScanner {
   private reopen(e: Engine, w: string, held: number): number {
     e.text = e.text.before(this.heldMark!)
     this.heldMark = null
-    this.restart = this.heldRaw.value + w
-    this.heldRaw.reset()
+    this.restart = this.heldRaw!.value + w
+    this.heldRaw!.reset()
     this.heldFrom = held
     return ~0
   }
@@ -281,7 +283,7 @@ export class FenceScanner {
       this.heldAt = -1
       if (this.heldMark !== null) {
         this.heldMark = null
-        this.heldRaw.reset()
+        this.heldRaw!.reset()
       }
     }
   }

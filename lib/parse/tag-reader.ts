@@ -25,8 +25,12 @@ const SHORT = 256
 // character codes
 const LT = 60 // '<'
 const GT = 62 // '>'
+const SLASH = 47
 const SPACE = 32
 const TAB = 9
+
+/** The anchors' state before a parse first needs it (never written: its length is 0). */
+const NO_ANCHORS: number[] = []
 
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
@@ -53,10 +57,6 @@ export class TagReader {
     this.textTagMax = textTags.maxInner + slack
     this.textMax = Math.max(textTags.maxInner, diagnostics ? UNKNOWN_MAX : 0) + slack
     this.toolMax = toolTags.maxInner + slack
-    this.cand = new Array<number>(textTags.anchors.length).fill(-1)
-    this.next = new Array<number>(textTags.anchors.length).fill(-1)
-    this.lastHit = new Array<number>(textTags.anchors.length).fill(-1)
-    this.seen = new Array<number>(textTags.anchors.length).fill(0)
   }
 
   /**
@@ -94,15 +94,8 @@ export class TagReader {
       const i = w.indexOf('<', from)
       return i < 0 ? n : i
     }
-    if (tags === this.textTags) {
-      const s = this.lenient ? this.nextLenientText(w, from) : nextExactTag(tags, w, from)
-      if (s >= 0) return s
-    } else {
-      const re = this.lenient ? tags.lenient : tags.exact
-      re.lastIndex = from
-      const m = re.exec(w)
-      if (m !== null) return m.index
-    }
+    const t = this.lenient ? this.nextLenient(tags, w, from) : nextExactTag(tags, w, from)
+    if (t >= 0) return t
     if (ended) return n
     // only the last '<' of the window can start a cut candidate (tagEnd decides whether it does)
     let s = n
@@ -111,31 +104,33 @@ export class TagReader {
   }
 
   /**
-   * The first '<' at or after `from` where the lenient text tag regex matches, or -1. As the
+   * The first '<' at or after `from` where the lenient tag regex of `tags` matches, or -1. As the
    * exact profile's nextExactTag: sparse '<' are found by indexOf, and each is looked at by the
-   * two characters after its blanks (the first two of a name, or a one-character name and a
-   * blank) in the dialect's pair table, the regex confirming a hit; in a '<'-dense run the rest
-   * is found from the names' anchors, which never stop at prose's '<' (on '<'-dense prose the
-   * lenient regex, stopping at each, costs about 2x the exact one), or by the regex in a short
-   * window, where an indexOf per anchor costs more than the regex's few stops.
+   * two characters after its blanks (the first two of a name, a one-character name and a blank,
+   * or '/' and the first of a name after its blanks) in the dialect's pair table, the sticky
+   * regex confirming a hit. In a '<'-dense run the rest is found by one search: in text, from
+   * the names' anchors, which never stop at prose's '<' (on '<'-dense prose the lenient regex,
+   * stopping at each, costs about 2x the exact one), unless the window is short, where an
+   * indexOf per anchor costs more than the regex's few stops; in a tool, by the regex.
    */
-  private nextLenientText(w: string, from: number): number {
-    const tags = this.textTags
+  private nextLenient(tags: TagSet, w: string, from: number): number {
     const pairs = tags.pairIndex
-    // the regex's bound on a run of blanks (TagSet.compile): past it no tag starts at the '<'
+    // the regex's bound on each run of blanks (TagSet.compile): past it no tag starts at the '<'
     const maxBlanks = tags.maxInner + 65
     let run = from
     let dense = 0
     for (let i = w.indexOf('<', from); i >= 0; i = w.indexOf('<', i + 1)) {
+      // blanks hold no '<': each is walked over for one '<' at most
       let j = i + 1
       let c = w.charCodeAt(j)
-      if (c === SPACE || c === TAB) {
-        // blanks hold no '<': each is walked over for one '<' at most
-        const lim = j + maxBlanks
-        do c = w.charCodeAt(++j)
-        while ((c === SPACE || c === TAB) && j < lim)
+      for (const lim = j + maxBlanks; (c === SPACE || c === TAB) && j < lim;) c = w.charCodeAt(++j)
+      let d = w.charCodeAt(j + 1)
+      if (c === SLASH) {
+        // a closing tag: '/', blanks, then the name's first character
+        let k = j + 1
+        d = w.charCodeAt(k)
+        for (const lim = k + maxBlanks; (d === SPACE || d === TAB) && k < lim;) d = w.charCodeAt(++k)
       }
-      const d = w.charCodeAt(j + 1)
       if (pairs[pairKey(c, d)] !== 0 || ((d === SPACE || d === TAB) && pairs[pairKey(c, GT)] !== 0)) {
         const re = tags.lenientAt
         re.lastIndex = i
@@ -143,7 +138,7 @@ export class TagReader {
       }
       if (i - run < DENSE_GAP * (dense + 1)) {
         if (++dense >= DENSE_RUN) {
-          if (tags.anchors.length > 0 && w.length - i > SHORT) return this.anchored(w, i + 1)
+          if (tags === this.textTags && tags.anchors.length > 0 && w.length - i > SHORT) return this.anchored(w, i + 1)
           const re = tags.lenient
           re.lastIndex = i + 1
           const m = re.exec(w)
@@ -162,11 +157,11 @@ export class TagReader {
    * kept), its next hit not yet read (the window's length: none; -1: not searched), and its last
    * hit read. Hits are read only as far as the nearest candidate needs, each once per window.
    */
-  private readonly cand: number[]
-  private readonly next: number[]
-  private readonly lastHit: number[]
+  private cand: number[] = NO_ANCHORS
+  private next: number[] = NO_ANCHORS
+  private lastHit: number[] = NO_ANCHORS
   /** Per anchor, where its search for hits ended: it has no hit between its last one and here. */
-  private readonly seen: number[]
+  private seen: number[] = NO_ANCHORS
   private lastFrom = 0
 
   /** The engine reads a new window: what was kept is of the last one (cleared on first use). */
@@ -177,6 +172,15 @@ export class TagReader {
   private stale = true
 
   private clear(): void {
+    const k = this.textTags.anchors.length
+    if (this.cand.length !== k) {
+      // made on first use: most parses never meet a '<'-dense run, and a parse's fixed cost counts
+      // on short messages
+      this.cand = new Array<number>(k)
+      this.next = new Array<number>(k)
+      this.lastHit = new Array<number>(k)
+      this.seen = new Array<number>(k)
+    }
     this.cand.fill(-1)
     this.next.fill(-1)
     this.lastHit.fill(-1)
