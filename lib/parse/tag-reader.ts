@@ -67,10 +67,15 @@ export class TagReader {
     const n = w.length
     const text = tags === this.textTags
     const lim = Math.min(n, s + (text ? this.textMax : this.toolMax) + 1)
+    let blank = false
     for (let j = s + 1; j < lim; j++) {
       const c = w.charCodeAt(j)
-      if (c === 62) return j // '>'
-      if (c === 60) return NONE // '<'
+      if (c === GT) {
+        this.blank = blank
+        return j
+      }
+      if (c === LT) return NONE
+      if (c === SPACE || c === TAB) blank = true
     }
     if (lim === n && !ended) {
       // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
@@ -132,6 +137,9 @@ export class TagReader {
         for (const lim = k + maxBlanks; (d === SPACE || d === TAB) && k < lim;) d = w.charCodeAt(++k)
       }
       if (pairs[pairKey(c, d)] !== 0 || ((d === SPACE || d === TAB) && pairs[pairKey(c, GT)] !== 0)) {
+        // in a tool the few '<' are all read whole by scanTool (tagEnd, the name), which judges
+        // them as the regex would: a sticky match first would read each tag twice
+        if (tags !== this.textTags) return i
         const re = tags.lenientAt
         re.lastIndex = i
         if (re.test(w)) return i
@@ -288,9 +296,16 @@ export class TagReader {
     return (!named || raw.length > 0) && tags.prefixes.has(raw)
   }
 
-  /** The name inside the brackets of a whole tag; null if it is no tag. */
-  innerName(raw: string): string | null {
-    return this.lenient ? lenientName(raw) : raw
+  /** Whether the candidate whose '>' tagEnd last returned has blanks inside its brackets. */
+  private blank = false
+
+  /**
+   * The name inside the brackets of the whole candidate `w[s..end]` that tagEnd just read;
+   * null if it is no tag. Blanks were noted by tagEnd: most tags have none, and are their name.
+   */
+  nameAt(w: string, s: number, end: number): string | null {
+    const raw = w.slice(s + 1, end)
+    return this.lenient && this.blank ? lenientName(raw) : raw
   }
 
   /**
@@ -325,7 +340,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.innerName(w.slice(s + 1, end))
+      const name = this.nameAt(w, s, end)
       if (this.textTag(e, name, s, end, base + s, true)) {
         e.text.push(w.slice(p, s))
         e.openTag(name!)
@@ -356,7 +371,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.innerName(w.slice(s + 1, end))
+      const name = this.nameAt(w, s, end)
       if (name !== null && e.params.has(name)) {
         if (diag !== null) diag.flushIgnored(tool.name)
         e.openParam(name, w, end + 1)
