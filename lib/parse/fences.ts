@@ -220,7 +220,7 @@ export class FenceScanner {
         i = q + 1
         continue
       }
-      const name = this.reader.nameAt(w, q, end)
+      const name = this.reader.nameAt(w, q, end, e.textTags)
       if (this.reader.textTag(e, name, q, end, base + q, this.span === 0) && name !== null) {
         if (this.span > 0) {
           // the text before it is decided; what follows is text only while the tag is held

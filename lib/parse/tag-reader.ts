@@ -32,6 +32,26 @@ const TAB = 9
 /** The anchors' state before a parse first needs it (never written: its length is 0). */
 const NO_ANCHORS: number[] = []
 
+/**
+ * Is there, at `j` in `w`, a name of `tags` listed under pair `key` (TagSet.pairIndex), then at
+ * most `maxBlanks` blanks and '>'? What the lenient tag regex matches after a '<' and its blanks,
+ * by startsWith of the one or two names of the pair rather than a sticky search.
+ */
+function lenientNameEnds(tags: TagSet, w: string, j: number, key: number, maxBlanks: number): boolean {
+  const k = tags.pairIndex[key]!
+  if (k === 0) return false
+  const names = tags.byPairName[k - 1]!
+  for (let x = 0; x < names.length; x++) {
+    const name = names[x]!
+    if (!w.startsWith(name, j)) continue
+    let e = j + name.length
+    let c = w.charCodeAt(e)
+    for (const lim = e + maxBlanks; (c === SPACE || c === TAB) && e < lim;) c = w.charCodeAt(++e)
+    if (c === GT) return true
+  }
+  return false
+}
+
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
 
@@ -140,9 +160,9 @@ export class TagReader {
         // in a tool the few '<' are all read whole by scanTool (tagEnd, the name), which judges
         // them as the regex would: a sticky match first would read each tag twice
         if (tags !== this.textTags) return i
-        const re = tags.lenientAt
-        re.lastIndex = i
-        if (re.test(w)) return i
+        // the regex's match at i, by hand: a name of the pair, at most maxBlanks blanks, '>'
+        if (lenientNameEnds(tags, w, j, pairKey(c, d), maxBlanks)) return i
+        if ((d === SPACE || d === TAB) && lenientNameEnds(tags, w, j, pairKey(c, GT), maxBlanks)) return i
       }
       if (i - run < DENSE_GAP * (dense + 1)) {
         if (++dense >= DENSE_RUN) {
@@ -303,7 +323,18 @@ export class TagReader {
    * The name inside the brackets of the whole candidate `w[s..end]` that tagEnd just read;
    * null if it is no tag. Blanks were noted by tagEnd: most tags have none, and are their name.
    */
-  nameAt(w: string, s: number, end: number): string | null {
+  nameAt(w: string, s: number, end: number, tags: TagSet): string | null {
+    if (!this.blank) {
+      // a tag of the set, found by the pair table, is named by the set's own string: no slice,
+      // and its hash, which the name sets look up, is already computed
+      const k = tags.pairIndex[pairKey(w.charCodeAt(s + 1), w.charCodeAt(s + 2))]!
+      if (k !== 0) {
+        const list = tags.byPair[k - 1]!
+        for (let x = 0; x < list.length; x++) {
+          if (list[x]!.length === end - s && w.startsWith(list[x]!, s + 1)) return tags.byPairName[k - 1]![x]!
+        }
+      }
+    }
     const raw = w.slice(s + 1, end)
     return this.lenient && this.blank ? lenientName(raw) : raw
   }
@@ -340,7 +371,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.nameAt(w, s, end)
+      const name = this.nameAt(w, s, end, tags)
       if (this.textTag(e, name, s, end, base + s, true)) {
         e.text.push(w.slice(p, s))
         e.openTag(name!)
@@ -371,7 +402,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.nameAt(w, s, end)
+      const name = this.nameAt(w, s, end, this.toolTags)
       if (name !== null && e.params.has(name)) {
         if (diag !== null) diag.flushIgnored(tool.name)
         e.openParam(name, w, end + 1)

@@ -50,6 +50,8 @@ export class TagSet {
    */
   readonly pairIndex = new Uint16Array(1 << 14)
   byPair: string[][] = []
+  /** The same lists of tags by their name alone (`byPair[k][i]` is `byPairName[k][i] + '>'`). */
+  byPairName: string[][] = []
   add(inner: string): void {
     this.names.add(inner)
     for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
@@ -76,8 +78,12 @@ export class TagSet {
     for (const x of names) {
       const tag = x + '>'
       const key = pairKey(tag.charCodeAt(0), tag.charCodeAt(1))
-      if (this.pairIndex[key] === 0) this.pairIndex[key] = this.byPair.push([]) as number
+      if (this.pairIndex[key] === 0) {
+        this.pairIndex[key] = this.byPair.push([]) as number
+        this.byPairName.push([])
+      }
       this.byPair[this.pairIndex[key]! - 1]!.push(tag)
+      this.byPairName[this.pairIndex[key]! - 1]!.push(x)
     }
     const { anchors, offsets } = anchorsOf(names)
     this.anchors = anchors
