@@ -108,10 +108,11 @@ export class TagReader {
   }
 
   /**
-   * The next '<' at or after `from` that the fence scanner must look at, or the window's end.
-   * With diagnostics every '<' (an unknown name is reported); without, only where the tag
-   * regex (a superset of what tagEnd accepts) matches, or a '<' among the window's last
-   * characters that a tag cut by its end may start at: the '<' of prose are skipped in one search.
+   * The next '<' at or after `from` that a scanner must read, or the window's end. With
+   * diagnostics every '<' (an unknown name is reported); without, in text only where the tag
+   * regex (a superset of what tagEnd accepts) matches, in a tool where it may (scanTool reads
+   * each whole anyway), or a '<' among the window's last characters that a tag cut by its end
+   * may start at: the '<' of prose are passed at a look each (nextLenient, nextExactTag).
    */
   nextCandidate(w: string, from: number, tags: TagSet, ended: boolean): number {
     const n = w.length
