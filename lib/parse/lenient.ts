@@ -142,6 +142,19 @@ export interface CloseAt {
  * the value pushed up to cut.
  */
 export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, re: RegExp): number {
+  // most values (a path, a command) hold no '<' before their closing tag, written exactly: the
+  // first '<' settles them, without a search by name (its setup costs more than such a value)
+  const first = w.indexOf('<', p)
+  if (first < 0) {
+    // no closing tag, and none cut by the end of the window
+    field.push(p === 0 ? w : w.slice(p))
+    return ~w.length
+  }
+  if (w.startsWith(close, first)) {
+    field.push(w.slice(p, first))
+    at.closeAt = first
+    return first + close.length
+  }
   if (w.length - p > 256) {
     // candidates from the name and what must follow it (`name`, blanks, '>'): one regex search,
     // which V8 runs with Boyer-Moore skips over a value (a JSX file: a '<' every ~16 characters)
@@ -166,7 +179,7 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
     }
   } else {
     // in a streamed chunk the few '<' are checked directly
-    for (let s = w.indexOf('<', p); s >= 0; s = w.indexOf('<', s + 1)) {
+    for (let s = first; s >= 0; s = w.indexOf('<', s + 1)) {
       const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
       if (c1 !== SLASH && !isBlank(c1)) continue
       const j = closeEnd(w, s, close, ended)
