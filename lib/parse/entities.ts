@@ -26,8 +26,14 @@ export function decodeEntities(s: string): string {
   let last = 0
   let semi = -1
   while (amp >= 0) {
+    // each ';' is looked for once, however many '&' come before it; after the last one no
+    // entity can end (code without ';', a JSX file full of `&&`, is passed at once)
+    if (semi <= amp) {
+      semi = s.indexOf(';', amp + 1)
+      if (semi < 0) break
+    }
     // an entity's body starts with '#' or a lowercase letter (the five named): code's `&&`, `&1`
-    // and `& ` are passed at one look, without looking for a ';'
+    // and `& ` are passed at one look
     const c = s.charCodeAt(amp + 1)
     if (c === AMP) {
       amp++
@@ -37,9 +43,6 @@ export function decodeEntities(s: string): string {
       amp = s.indexOf('&', amp + 2)
       continue
     }
-    // each ';' is looked for once, however many '&' come before it
-    if (semi <= amp) semi = s.indexOf(';', amp + 1)
-    if (semi < 0) break
     let ch: string | undefined
     if (semi - amp <= 11) {
       const body = s.slice(amp + 1, semi)
