@@ -10,6 +10,7 @@ import type { FieldMark } from './field.js'
 import { NONE, PARTIAL } from './lenient.js'
 import type { Engine } from './engine.js'
 import type { TagReader } from './tag-reader.js'
+import { exactNameAt } from './tags.js'
 
 // character codes
 const NL = 10 // '\n'
@@ -214,13 +215,19 @@ export class FenceScanner {
         i = q + 1
         continue
       }
-      const end = this.reader.tagEnd(w, q, e.textTags, e.ended)
-      if (end === PARTIAL) return this.cut(e, w, p, q)
-      if (end === NONE) {
-        i = q + 1
-        continue
+      // an exact tool tag (most are) is read at once from the pair table (see TagReader.scanTool)
+      let name = exactNameAt(e.textTags, w, q)
+      let end: number
+      if (name !== null) end = q + name.length + 1
+      else {
+        end = this.reader.tagEnd(w, q, e.textTags, e.ended)
+        if (end === PARTIAL) return this.cut(e, w, p, q)
+        if (end === NONE) {
+          i = q + 1
+          continue
+        }
+        name = this.reader.nameAt(w, q, end)
       }
-      const name = this.reader.nameAt(w, q, end, e.textTags)
       if (this.reader.textTag(e, name, q, end, base + q, this.span === 0) && name !== null) {
         if (this.span > 0) {
           // the text before it is decided; what follows is text only while the tag is held

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Engine } from './engine.js'
-import { DENSE_GAP, DENSE_RUN, nextExactTag, pairKey, type TagSet } from './tags.js'
+import { DENSE_GAP, DENSE_RUN, exactNameAt, nextExactTag, pairKey, type TagSet } from './tags.js'
 import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName } from './lenient.js'
 
 /** The first `anchor` in `w` between `start` and `end` (exclusive: the whole anchor inside), or -1. */
@@ -324,18 +324,7 @@ export class TagReader {
    * The name inside the brackets of the whole candidate `w[s..end]` that tagEnd just read;
    * null if it is no tag. Blanks were noted by tagEnd: most tags have none, and are their name.
    */
-  nameAt(w: string, s: number, end: number, tags: TagSet): string | null {
-    if (!this.blank) {
-      // a tag of the set, found by the pair table, is named by the set's own string: no slice,
-      // and its hash, which the name sets look up, is already computed
-      const k = tags.pairIndex[pairKey(w.charCodeAt(s + 1), w.charCodeAt(s + 2))]!
-      if (k !== 0) {
-        const list = tags.byPair[k - 1]!
-        for (let x = 0; x < list.length; x++) {
-          if (list[x]!.length === end - s && w.startsWith(list[x]!, s + 1)) return tags.byPairName[k - 1]![x]!
-        }
-      }
-    }
+  nameAt(w: string, s: number, end: number): string | null {
     const raw = w.slice(s + 1, end)
     return this.lenient && this.blank ? lenientName(raw) : raw
   }
@@ -372,7 +361,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.nameAt(w, s, end, tags)
+      const name = this.nameAt(w, s, end)
       if (this.textTag(e, name, s, end, base + s, true)) {
         e.text.push(w.slice(p, s))
         e.openTag(name!)
@@ -396,14 +385,21 @@ export class TagReader {
         return ~n
       }
       if (diag !== null) diag.ignored(w, from, s, base)
-      const end = this.tagEnd(w, s, this.toolTags, e.ended)
-      if (end === PARTIAL) return ~s
-      if (end === NONE) {
-        if (diag !== null) diag.ignored(w, s, s + 1, base)
-        from = s + 1
-        continue
+      // an exact tag of the set (most are) is read at once from the pair table; tagEnd would
+      // find its '>' within its limit, and its name is the set's own string
+      let name = exactNameAt(this.toolTags, w, s)
+      let end: number
+      if (name !== null) end = s + name.length + 1
+      else {
+        end = this.tagEnd(w, s, this.toolTags, e.ended)
+        if (end === PARTIAL) return ~s
+        if (end === NONE) {
+          if (diag !== null) diag.ignored(w, s, s + 1, base)
+          from = s + 1
+          continue
+        }
+        name = this.nameAt(w, s, end)
       }
-      const name = this.nameAt(w, s, end, this.toolTags)
       if (name !== null && e.params.has(name)) {
         if (diag !== null) diag.flushIgnored(tool.name)
         e.openParam(name, w, end + 1)

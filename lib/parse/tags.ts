@@ -105,6 +105,18 @@ export function exactTagAt(tags: TagSet, w: string, s: number): string | null {
   return null
 }
 
+/**
+ * The exact tag of `tags` whose '<' is at `s` in `w`, as exactTagAt finds it, named by the set's
+ * own string: no slice, and its hash, which name sets look up, is already computed.
+ */
+export function exactNameAt(tags: TagSet, w: string, s: number): string | null {
+  const k = tags.pairIndex[pairKey(w.charCodeAt(s + 1), w.charCodeAt(s + 2))]!
+  if (k === 0) return null
+  const list = tags.byPair[k - 1]!
+  for (let x = 0; x < list.length; x++) if (w.startsWith(list[x]!, s + 1)) return tags.byPairName[k - 1]![x]!
+  return null
+}
+
 /** A run of this many '<' ... */
 export const DENSE_RUN = 8
 /** ... each within this many characters of the run's start per '<' makes text '<'-dense. */
