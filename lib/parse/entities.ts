@@ -22,18 +22,15 @@ const PARTIAL = /&(?:[a-z]{0,4}|#[0-9]{0,8}|#[xX][0-9a-fA-F]{0,8})$/u
 export function decodeEntities(s: string): string {
   let amp = s.indexOf('&')
   if (amp < 0) return s
+  // after the last ';' no entity can end: code without one (a JSX file full of `&&`) is passed
+  // at once
+  let semi = s.indexOf(';', amp + 1)
+  if (semi < 0) return s
   let out = ''
   let last = 0
-  let semi = -1
   while (amp >= 0) {
-    // each ';' is looked for once, however many '&' come before it; after the last one no
-    // entity can end (code without ';', a JSX file full of `&&`, is passed at once)
-    if (semi <= amp) {
-      semi = s.indexOf(';', amp + 1)
-      if (semi < 0) break
-    }
     // an entity's body starts with '#' or a lowercase letter (the five named): code's `&&`, `&1`
-    // and `& ` are passed at one look
+    // and `& ` are passed at one look, without looking for their ';'
     const c = s.charCodeAt(amp + 1)
     if (c === AMP) {
       amp++
@@ -42,6 +39,11 @@ export function decodeEntities(s: string): string {
     if (c !== HASH && !(c >= LOWER_A && c <= LOWER_Z)) {
       amp = s.indexOf('&', amp + 2)
       continue
+    }
+    // each ';' is looked for once, however many '&' come before it
+    if (semi <= amp) {
+      semi = s.indexOf(';', amp + 1)
+      if (semi < 0) break
     }
     let ch: string | undefined
     if (semi - amp <= 11) {
