@@ -186,6 +186,10 @@ const CASES = [
     make: (n) => [fill('< re'.repeat(7) + ' '.repeat(300), n), null],
   },
   {
+    item: '16', label: 'same: eight `<` then tool names and runs of `_` with no `>`, repeated (each dense run hands the search to the anchors, whose hits are each looked at)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<<<<<<<<read_file write_to_file ________ condense thinking list_code_definition_names ', n), null],
+  },
+  {
     item: '16', label: 'lenientTags, one-shot: inside a tool, `< / pat` and blanks repeated (each `<` a pair-table hit through its slash, read whole by the tool scanner)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<read_file>' + '< / pat      '.repeat(Math.round(n / 13))), null],
   },
