@@ -25,7 +25,10 @@
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
 //     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>');
 //     a streamed value kept as a run of the stream's text and cut from it after every chunk; the
-//     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk.
+//     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk;
+//     lenient text and tool mode's indexOf paths (blanks after '<' and after a name, pair-table
+//     hits that name no tag, dense runs cut short, the slash of a closing tag), and
+//     decodeEntities on a value of '&' that start no entity.
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -191,6 +194,34 @@ const CASES = [
   {
     item: '16', label: 'same, robust profile, 16-byte chunks', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
     make: (n) => { const t = fill('\n   `x <read_file>', n); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: "lenientTags + codeFences, one-shot: `<`, 80 blanks, `read_fil`, repeated (lenient text mode's indexOf path: the blanks walked for each `<`, a pair-table hit that names no tag)", opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<' + ' '.repeat(80) + 'read_fil x', n), null],
+  },
+  {
+    item: '16', label: 'same: `<read_file`, 80 blanks and no `>` (the trailing blanks walked after a name of the pair)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<read_file' + ' '.repeat(80) + 'x', n), null],
+  },
+  {
+    item: '16', label: 'same: seven `< re` close together, then 300 blanks (a dense run cut short before the anchors take over, every time)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('< re'.repeat(7) + ' '.repeat(300), n), null],
+  },
+  {
+    item: '16', label: 'same: eight `<` then tool names and runs of `_` with no `>`, repeated (each dense run hands the search to the anchors, whose hits are each looked at)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('<<<<<<<<read_file write_to_file ________ condense thinking list_code_definition_names ', n), null],
+  },
+  {
+    item: '16', label: 'lenientTags, one-shot: inside a tool, `< / pat` and blanks repeated (each `<` a pair-table hit through its slash, read whole by the tool scanner)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<read_file>' + '< / pat      '.repeat(Math.round(n / 13))), null],
+  },
+  {
+    item: '16', label: 'same: `<pat` repeated (a dense run: the lenient tool regex takes over)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<read_file>' + '<pat'.repeat(Math.round(n / 4))), null],
+  },
+  {
+    item: '16', label: 'decodeEntities, one-shot: a value of `&a &&&& &1 &#` with a `;` only at its end (the `&` passed at a look, one `;` search)', opts: { decodeEntities: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<read_file><path>' + '&a &&&& &1 &# '.repeat(Math.round(n / 14)) + ';</path></read_file>'), null],
   },
 ]
 

@@ -10,6 +10,7 @@ import type { FieldMark } from './field.js'
 import { NONE, PARTIAL } from './lenient.js'
 import type { Engine } from './engine.js'
 import type { TagReader } from './tag-reader.js'
+import { exactNameAt } from './tags.js'
 
 // character codes
 const NL = 10 // '\n'
@@ -49,7 +50,7 @@ export class FenceScanner {
    * aside in the engine's `carry` instead made every chunk rejoin and reread it.
    */
   private heldMark: FieldMark | null = null
-  private readonly heldRaw = new Rope()
+  private heldRaw: Rope | null = null
   /** Set when a held tag opens after all: the window the engine reads again from it, ... */
   restart: string | null = null
   /** ... and where that window starts in the whole text. */
@@ -214,13 +215,19 @@ export class FenceScanner {
         i = q + 1
         continue
       }
-      const end = this.reader.tagEnd(w, q, e.textTags, e.ended)
-      if (end === PARTIAL) return this.cut(e, w, p, q)
-      if (end === NONE) {
-        i = q + 1
-        continue
+      // an exact tool tag (most are) is read at once from the pair table (see TagReader.scanTool)
+      let name = exactNameAt(e.textTags, w, q)
+      let end: number
+      if (name !== null) end = q + name.length + 1
+      else {
+        end = this.reader.tagEnd(w, q, e.textTags, e.ended)
+        if (end === PARTIAL) return this.cut(e, w, p, q)
+        if (end === NONE) {
+          i = q + 1
+          continue
+        }
+        name = this.reader.nameAt(w, q, end)
       }
-      const name = this.reader.innerName(w.slice(q + 1, end))
       if (this.reader.textTag(e, name, q, end, base + q, this.span === 0) && name !== null) {
         if (this.span > 0) {
           // the text before it is decided; what follows is text only while the tag is held
@@ -250,6 +257,8 @@ export class FenceScanner {
       // while a tag is held the window is always used up (its '<'s are not read), so the raw
       // text from the tag on is heldRaw followed by the next window
       if (this.heldMark === null) this.heldMark = e.text.mark()
+      // made on first use: few messages hold a tag in a code span
+      if (this.heldRaw === null) this.heldRaw = new Rope()
       this.heldRaw.push(w.slice(p, at))
     }
     e.text.push(w.slice(p, at))
@@ -263,8 +272,8 @@ export class FenceScanner {
   private reopen(e: Engine, w: string, held: number): number {
     e.text = e.text.before(this.heldMark!)
     this.heldMark = null
-    this.restart = this.heldRaw.value + w
-    this.heldRaw.reset()
+    this.restart = this.heldRaw!.value + w
+    this.heldRaw!.reset()
     this.heldFrom = held
     return ~0
   }
@@ -281,7 +290,7 @@ export class FenceScanner {
       this.heldAt = -1
       if (this.heldMark !== null) {
         this.heldMark = null
-        this.heldRaw.reset()
+        this.heldRaw!.reset()
       }
     }
   }

@@ -84,22 +84,27 @@ export function lenientCut(raw: string, tags: TagSet, named: boolean): boolean {
   return (!named || name.length > 0) && tags.prefixes.has(name)
 }
 
-/** Lenient closing tag `</ name >` at `s` (`want` is `/name`): index of its '>', NONE or PARTIAL. */
-function closeEnd(w: string, s: number, want: string, ended: boolean): number {
+/**
+ * Lenient closing tag `</ name >` at `s` (`close` is the exact `</name>`, whose '/' and name are
+ * compared): index of its '>', NONE or PARTIAL.
+ */
+function closeEnd(w: string, s: number, close: string, ended: boolean): number {
   // by hand rather than a regex: inside a long value every '<' comes through here
   const n = w.length
-  const lim = Math.min(n, s + want.length + 2 + LENIENT_SLACK)
+  const lim = Math.min(n, s + close.length + LENIENT_SLACK)
   let j = s + 1
   while (j < lim && isBlank(w.charCodeAt(j))) j++
   if (j < lim && w.charCodeAt(j) === SLASH) {
     j++
     while (j < lim && isBlank(w.charCodeAt(j))) j++
-    let k = 1
-    while (k < want.length && j < lim && w.charCodeAt(j) === want.charCodeAt(k)) {
+    // the name: close[2 .. length - 1)
+    const to = close.length - 1
+    let k = 2
+    while (k < to && j < lim && w.charCodeAt(j) === close.charCodeAt(k)) {
       k++
       j++
     }
-    if (k === want.length) {
+    if (k === to) {
       while (j < lim && isBlank(w.charCodeAt(j))) j++
       if (j < lim) return w.charCodeAt(j) === GT ? j : NONE
     } else if (j < lim) return NONE
@@ -137,7 +142,19 @@ export interface CloseAt {
  * the value pushed up to cut.
  */
 export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, re: RegExp): number {
-  const want = close.slice(1, -1)
+  // most values (a path, a command) hold no '<' before their closing tag, written exactly: the
+  // first '<' settles them, without a search by name (its setup costs more than such a value)
+  const first = w.indexOf('<', p)
+  if (first < 0) {
+    // no closing tag, and none cut by the end of the window
+    field.push(p === 0 ? w : w.slice(p))
+    return ~w.length
+  }
+  if (w.startsWith(close, first)) {
+    field.push(w.slice(p, first))
+    at.closeAt = first
+    return first + close.length
+  }
   if (w.length - p > 256) {
     // candidates from the name and what must follow it (`name`, blanks, '>'): one regex search,
     // which V8 runs with Boyer-Moore skips over a value (a JSX file: a '<' every ~16 characters)
@@ -153,7 +170,7 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
       j--
       while (j >= p && isBlank(w.charCodeAt(j))) j--
       if (j < p || w.charCodeAt(j) !== LT) continue
-      const e = closeEnd(w, j, want, ended)
+      const e = closeEnd(w, j, close, ended)
       if (e >= 0) {
         field.push(w.slice(p, j))
         at.closeAt = j
@@ -162,10 +179,10 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
     }
   } else {
     // in a streamed chunk the few '<' are checked directly
-    for (let s = w.indexOf('<', p); s >= 0; s = w.indexOf('<', s + 1)) {
+    for (let s = first; s >= 0; s = w.indexOf('<', s + 1)) {
       const c1 = s + 1 < w.length ? w.charCodeAt(s + 1) : SLASH
       if (c1 !== SLASH && !isBlank(c1)) continue
-      const j = closeEnd(w, s, want, ended)
+      const j = closeEnd(w, s, close, ended)
       if (j >= 0) {
         field.push(w.slice(p, s))
         at.closeAt = s
@@ -177,8 +194,8 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
   // no '<' after its own
   if (!ended) {
     let l = -1
-    for (let k = w.indexOf('<', Math.max(p, w.length - want.length - 2 - LENIENT_SLACK)); k >= 0; k = w.indexOf('<', k + 1)) l = k
-    if (l >= p && closeEnd(w, l, want, ended) === PARTIAL) {
+    for (let k = w.indexOf('<', Math.max(p, w.length - close.length - LENIENT_SLACK)); k >= 0; k = w.indexOf('<', k + 1)) l = k
+    if (l >= p && closeEnd(w, l, close, ended) === PARTIAL) {
       field.push(w.slice(p, l))
       return ~l
     }

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Engine } from './engine.js'
-import type { TagSet } from './tags.js'
+import { DENSE_GAP, DENSE_RUN, exactNameAt, nextExactTag, pairKey, type TagSet } from './tags.js'
 import { LENIENT_SLACK, NONE, PARTIAL, lenientCut, lenientName } from './lenient.js'
 
 /** The first `anchor` in `w` between `start` and `end` (exclusive: the whole anchor inside), or -1. */
@@ -24,8 +24,33 @@ const SHORT = 256
 
 // character codes
 const LT = 60 // '<'
+const GT = 62 // '>'
+const SLASH = 47
 const SPACE = 32
 const TAB = 9
+
+/** The anchors' state before a parse first needs it (never written: its length is 0). */
+const NO_ANCHORS: number[] = []
+
+/**
+ * Is there, at `j` in `w`, a name of `tags` listed under pair `key` (TagSet.pairIndex), then at
+ * most `maxBlanks` blanks and '>'? What the lenient tag regex matches after a '<' and its blanks,
+ * by startsWith of the one or two names of the pair rather than a sticky search.
+ */
+function lenientNameEnds(tags: TagSet, w: string, j: number, key: number, maxBlanks: number): boolean {
+  const k = tags.pairIndex[key]!
+  if (k === 0) return false
+  const names = tags.byPairName[k - 1]!
+  for (let x = 0; x < names.length; x++) {
+    const name = names[x]!
+    if (!w.startsWith(name, j)) continue
+    let e = j + name.length
+    let c = w.charCodeAt(e)
+    for (const lim = e + maxBlanks; (c === SPACE || c === TAB) && e < lim;) c = w.charCodeAt(++e)
+    if (c === GT) return true
+  }
+  return false
+}
 
 /** Longest unknown tag name that diagnostics wait for. */
 const UNKNOWN_MAX = 48
@@ -52,10 +77,6 @@ export class TagReader {
     this.textTagMax = textTags.maxInner + slack
     this.textMax = Math.max(textTags.maxInner, diagnostics ? UNKNOWN_MAX : 0) + slack
     this.toolMax = toolTags.maxInner + slack
-    this.cand = new Array<number>(textTags.anchors.length).fill(-1)
-    this.next = new Array<number>(textTags.anchors.length).fill(-1)
-    this.lastHit = new Array<number>(textTags.anchors.length).fill(-1)
-    this.seen = new Array<number>(textTags.anchors.length).fill(0)
   }
 
   /**
@@ -66,10 +87,15 @@ export class TagReader {
     const n = w.length
     const text = tags === this.textTags
     const lim = Math.min(n, s + (text ? this.textMax : this.toolMax) + 1)
+    let blank = false
     for (let j = s + 1; j < lim; j++) {
       const c = w.charCodeAt(j)
-      if (c === 62) return j // '>'
-      if (c === 60) return NONE // '<'
+      if (c === GT) {
+        this.blank = blank
+        return j
+      }
+      if (c === LT) return NONE
+      if (c === SPACE || c === TAB) blank = true
     }
     if (lim === n && !ended) {
       // with diagnostics, text mode waits for any cut candidate: an unknown name is reported when
@@ -82,10 +108,11 @@ export class TagReader {
   }
 
   /**
-   * The next '<' at or after `from` that the fence scanner must look at, or the window's end.
-   * With diagnostics every '<' (an unknown name is reported); without, only where the tag
-   * regex (a superset of what tagEnd accepts) matches, or a '<' among the window's last
-   * characters that a tag cut by its end may start at: the '<' of prose are skipped in one search.
+   * The next '<' at or after `from` that a scanner must read, or the window's end. With
+   * diagnostics every '<' (an unknown name is reported); without, in text only where the tag
+   * regex (a superset of what tagEnd accepts) matches, in a tool where it may (scanTool reads
+   * each whole anyway), or a '<' among the window's last characters that a tag cut by its end
+   * may start at: the '<' of prose are passed at a look each (nextLenient, nextExactTag).
    */
   nextCandidate(w: string, from: number, tags: TagSet, ended: boolean): number {
     const n = w.length
@@ -93,17 +120,8 @@ export class TagReader {
       const i = w.indexOf('<', from)
       return i < 0 ? n : i
     }
-    // a short window (a streamed chunk) is searched by the regex at once: an indexOf per
-    // anchor costs more there than the regex's stops at its few '<'
-    if (tags === this.textTags && tags.anchors.length > 0 && n - from >= SHORT) {
-      const s = this.anchored(w, from)
-      if (s >= 0) return s
-    } else {
-      const re = this.lenient ? tags.lenient : tags.exact
-      re.lastIndex = from
-      const m = re.exec(w)
-      if (m !== null) return m.index
-    }
+    const t = this.lenient ? this.nextLenient(tags, w, from) : nextExactTag(tags, w, from)
+    if (t >= 0) return t
     if (ended) return n
     // only the last '<' of the window can start a cut candidate (tagEnd decides whether it does)
     let s = n
@@ -112,15 +130,67 @@ export class TagReader {
   }
 
   /**
+   * The first '<' at or after `from` where the lenient tag regex of `tags` matches, or -1. As the
+   * exact profile's nextExactTag: sparse '<' are found by indexOf, and each is looked at by the
+   * two characters after its blanks (the first two of a name, a one-character name and a blank,
+   * or '/' and the first of a name after its blanks) in the dialect's pair table, the sticky
+   * regex confirming a hit. In a '<'-dense run the rest is found by one search: in text, from
+   * the names' anchors, which never stop at prose's '<' (on '<'-dense prose the lenient regex,
+   * stopping at each, costs about 2x the exact one), unless the window is short, where an
+   * indexOf per anchor costs more than the regex's few stops; in a tool, by the regex.
+   */
+  private nextLenient(tags: TagSet, w: string, from: number): number {
+    const pairs = tags.pairIndex
+    // the regex's bound on each run of blanks (TagSet.compile): past it no tag starts at the '<'
+    const maxBlanks = tags.maxInner + 65
+    let run = from
+    let dense = 0
+    for (let i = w.indexOf('<', from); i >= 0; i = w.indexOf('<', i + 1)) {
+      // blanks hold no '<': each is walked over for one '<' at most
+      let j = i + 1
+      let c = w.charCodeAt(j)
+      for (const lim = j + maxBlanks; (c === SPACE || c === TAB) && j < lim;) c = w.charCodeAt(++j)
+      let d = w.charCodeAt(j + 1)
+      if (c === SLASH) {
+        // a closing tag: '/', blanks, then the name's first character
+        let k = j + 1
+        d = w.charCodeAt(k)
+        for (const lim = k + maxBlanks; (d === SPACE || d === TAB) && k < lim;) d = w.charCodeAt(++k)
+      }
+      if (pairs[pairKey(c, d)] !== 0 || ((d === SPACE || d === TAB) && pairs[pairKey(c, GT)] !== 0)) {
+        // in a tool the few '<' are all read whole by scanTool (tagEnd, the name), which judges
+        // them as the regex would: a sticky match first would read each tag twice
+        if (tags !== this.textTags) return i
+        // the regex's match at i, by hand: a name of the pair, at most maxBlanks blanks, '>'
+        if (lenientNameEnds(tags, w, j, pairKey(c, d), maxBlanks)) return i
+        if ((d === SPACE || d === TAB) && lenientNameEnds(tags, w, j, pairKey(c, GT), maxBlanks)) return i
+      }
+      if (i - run < DENSE_GAP * (dense + 1)) {
+        if (++dense >= DENSE_RUN) {
+          if (tags === this.textTags && tags.anchors.length > 0 && w.length - i > SHORT) return this.anchored(w, i + 1)
+          const re = tags.lenient
+          re.lastIndex = i + 1
+          const m = re.exec(w)
+          return m === null ? -1 : m.index
+        }
+      } else {
+        dense = 0
+        run = i
+      }
+    }
+    return -1
+  }
+
+  /**
    * Per text anchor (TagSet.anchors): the candidate its hits gave and not yet passed (-1: none
    * kept), its next hit not yet read (the window's length: none; -1: not searched), and its last
    * hit read. Hits are read only as far as the nearest candidate needs, each once per window.
    */
-  private readonly cand: number[]
-  private readonly next: number[]
-  private readonly lastHit: number[]
+  private cand: number[] = NO_ANCHORS
+  private next: number[] = NO_ANCHORS
+  private lastHit: number[] = NO_ANCHORS
   /** Per anchor, where its search for hits ended: it has no hit between its last one and here. */
-  private readonly seen: number[]
+  private seen: number[] = NO_ANCHORS
   private lastFrom = 0
 
   /** The engine reads a new window: what was kept is of the last one (cleared on first use). */
@@ -131,6 +201,15 @@ export class TagReader {
   private stale = true
 
   private clear(): void {
+    const k = this.textTags.anchors.length
+    if (this.cand.length !== k) {
+      // made on first use: most parses never meet a '<'-dense run, and a parse's fixed cost counts
+      // on short messages
+      this.cand = new Array<number>(k)
+      this.next = new Array<number>(k)
+      this.lastHit = new Array<number>(k)
+      this.seen = new Array<number>(k)
+    }
     this.cand.fill(-1)
     this.next.fill(-1)
     this.lastHit.fill(-1)
@@ -238,9 +317,16 @@ export class TagReader {
     return (!named || raw.length > 0) && tags.prefixes.has(raw)
   }
 
-  /** The name inside the brackets of a whole tag; null if it is no tag. */
-  innerName(raw: string): string | null {
-    return this.lenient ? lenientName(raw) : raw
+  /** Whether the candidate whose '>' tagEnd last returned has blanks inside its brackets. */
+  private blank = false
+
+  /**
+   * The name inside the brackets of the whole candidate `w[s..end]` that tagEnd just read;
+   * null if it is no tag. Blanks were noted by tagEnd: most tags have none, and are their name.
+   */
+  nameAt(w: string, s: number, end: number): string | null {
+    const raw = w.slice(s + 1, end)
+    return this.lenient && this.blank ? lenientName(raw) : raw
   }
 
   /**
@@ -275,7 +361,7 @@ export class TagReader {
         from = s + 1
         continue
       }
-      const name = this.innerName(w.slice(s + 1, end))
+      const name = this.nameAt(w, s, end)
       if (this.textTag(e, name, s, end, base + s, true)) {
         e.text.push(w.slice(p, s))
         e.openTag(name!)
@@ -299,14 +385,21 @@ export class TagReader {
         return ~n
       }
       if (diag !== null) diag.ignored(w, from, s, base)
-      const end = this.tagEnd(w, s, this.toolTags, e.ended)
-      if (end === PARTIAL) return ~s
-      if (end === NONE) {
-        if (diag !== null) diag.ignored(w, s, s + 1, base)
-        from = s + 1
-        continue
+      // an exact tag of the set (most are) is read at once from the pair table; tagEnd would
+      // find its '>' within its limit, and its name is the set's own string
+      let name = exactNameAt(this.toolTags, w, s)
+      let end: number
+      if (name !== null) end = s + name.length + 1
+      else {
+        end = this.tagEnd(w, s, this.toolTags, e.ended)
+        if (end === PARTIAL) return ~s
+        if (end === NONE) {
+          if (diag !== null) diag.ignored(w, s, s + 1, base)
+          from = s + 1
+          continue
+        }
+        name = this.nameAt(w, s, end)
       }
-      const name = this.innerName(w.slice(s + 1, end))
       if (name !== null && e.params.has(name)) {
         if (diag !== null) diag.flushIgnored(tool.name)
         e.openParam(name, w, end + 1)

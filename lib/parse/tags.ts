@@ -50,6 +50,8 @@ export class TagSet {
    */
   readonly pairIndex = new Uint16Array(1 << 14)
   byPair: string[][] = []
+  /** The same lists of tags by their name alone (`byPair[k][i]` is `byPairName[k][i] + '>'`). */
+  byPairName: string[][] = []
   add(inner: string): void {
     this.names.add(inner)
     for (let i = 0; i <= inner.length; i++) this.prefixes.add(inner.slice(0, i))
@@ -76,8 +78,12 @@ export class TagSet {
     for (const x of names) {
       const tag = x + '>'
       const key = pairKey(tag.charCodeAt(0), tag.charCodeAt(1))
-      if (this.pairIndex[key] === 0) this.pairIndex[key] = this.byPair.push([]) as number
+      if (this.pairIndex[key] === 0) {
+        this.pairIndex[key] = this.byPair.push([]) as number
+        this.byPairName.push([])
+      }
       this.byPair[this.pairIndex[key]! - 1]!.push(tag)
+      this.byPairName[this.pairIndex[key]! - 1]!.push(x)
     }
     const { anchors, offsets } = anchorsOf(names)
     this.anchors = anchors
@@ -85,7 +91,8 @@ export class TagSet {
   }
 }
 
-function pairKey(a: number, b: number): number {
+/** The key of `TagSet.pairIndex` for a '<' followed by characters `a` and `b`. */
+export function pairKey(a: number, b: number): number {
   return ((a & 127) << 7) | (b & 127)
 }
 
@@ -98,10 +105,22 @@ export function exactTagAt(tags: TagSet, w: string, s: number): string | null {
   return null
 }
 
+/**
+ * The exact tag of `tags` whose '<' is at `s` in `w`, as exactTagAt finds it, named by the set's
+ * own string: no slice, and its hash, which name sets look up, is already computed.
+ */
+export function exactNameAt(tags: TagSet, w: string, s: number): string | null {
+  const k = tags.pairIndex[pairKey(w.charCodeAt(s + 1), w.charCodeAt(s + 2))]!
+  if (k === 0) return null
+  const list = tags.byPair[k - 1]!
+  for (let x = 0; x < list.length; x++) if (w.startsWith(list[x]!, s + 1)) return tags.byPairName[k - 1]![x]!
+  return null
+}
+
 /** A run of this many '<' ... */
-const DENSE_RUN = 8
+export const DENSE_RUN = 8
 /** ... each within this many characters of the run's start per '<' makes text '<'-dense. */
-const DENSE_GAP = 32
+export const DENSE_GAP = 32
 
 /**
  * The index of the next exact tag of `tags` in `w` at or after `p`, or -1. Sparse '<' are found
