@@ -256,7 +256,9 @@ export class Presenter extends Writable {
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
     this.cadence.cancel()
     if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
-    this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
+    // the reason is made only for a tool in flight: an Error captures a stack trace, and every
+    // stream that ends is destroyed (autoDestroy)
+    if (this.tools.inFlight) this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
     callback(err)
   }
 
