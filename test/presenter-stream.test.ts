@@ -485,6 +485,29 @@ t.test('write: an idle record is presented at once; cork, callbacks, async hooks
     t.same(says.at(-1), 'abcdef')
   })
 
+  t.test('end() while a record is in flight and others are buffered: all presented, in order, then finish', async (t) => {
+    const says: SayMessage[] = []
+    let release!: () => void
+    const p = createPresenter({
+      say: (m) => {
+        says.push(m)
+        if (says.length === 1) return new Promise<void>((r) => { release = r })
+      },
+      executeTool: () => '',
+    })
+    p.write(add('a'))
+    p.write(app('b'))
+    p.write(app('c'))
+    p.end({ op: 'complete', index: 0 })
+    let finished = false
+    p.on('finish', () => { finished = true })
+    await sleep(5)
+    t.equal(finished, false, 'the end waits for the record in flight')
+    release()
+    await once(p, 'finish')
+    t.same(says.map((m) => [m.content, m.partial]), [['a', true], ['abc', false]], 'the buffered diffs, one final update')
+  })
+
   t.test('a say that writes into the presenter: its record comes after the one being presented', async (t) => {
     const says: string[] = []
     const p = createPresenter({
