@@ -133,7 +133,7 @@ export class Presenter extends Writable {
   private inflight = 0
   /** A task is being presented (synchronously, or awaiting a hook or tool): the next one waits. */
   private busy = false
-  /** `write` may present a record itself when the Writable is idle (`highWaterMark` > 1). */
+  /** `write` may present a record itself when the Writable is idle (`highWaterMark` > 1: see `write`). */
   private readonly direct: boolean
   /** The callback of a record `write` presented itself: only an error has somewhere to go. */
   private readonly directDone: Callback = (err) => { if (err) this.destroy(err) }
@@ -213,12 +213,16 @@ export class Presenter extends Writable {
 
   /**
    * Writes a record (a diff, a snapshot or a marker), as a Writable's `write` does. When nothing
-   * is queued, in flight or corked, the record is presented at once, without the Writable's
-   * buffer and callback bookkeeping (most of the cost of a write): the outcome is the one a
-   * buffered write would have, since such a write would go straight to `_write` and return
-   * `true` (`highWaterMark` > 1), and a record whose presentation goes async keeps the next ones
-   * waiting, in order, in the task queue. With a callback, an encoding, or `highWaterMark` 0 or
-   * 1, it is the Writable's own `write`.
+   * is queued, in flight, corked, ended or failed, the record is presented at once, without the
+   * Writable's buffer, callback and after-write tick (most of the cost of a write, once per
+   * diff). The outcome is the Writable's: an idle Writable too hands the record to `_write` at
+   * once, and returns `true` whenever that completes synchronously, or goes async with
+   * `highWaterMark` > 1. If the presentation goes async (a hook's or a tool's promise), the
+   * Writable is corked until it settles, so the records that follow are buffered (counted in
+   * `writableLength`, against `highWaterMark`) and come together to `_writev` (SPEC 7.10), as
+   * they would behind a `_write` still running; the one difference is that the record in flight
+   * is not counted in `writableLength`. With a callback, an encoding, or `highWaterMark` 0 or 1
+   * (where a record in flight makes `write` return `false`), it is the Writable's own `write`.
    * @internal
    */
   override write(chunk: unknown, callback?: (error: Error | null | undefined) => void): boolean
