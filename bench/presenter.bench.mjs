@@ -190,6 +190,9 @@ const LINEAR = [
   ['a partial tag that never ends: `See <` + `a`×N', (n) => repeatTo('See <', 'a', n)],
   ['`<` that are not tags: `word <b ` ×N', (n) => repeatTo('', 'word <b ', n)],
   ['thinking tags: `<thinking>plan</thinking> ` ×N', (n) => repeatTo('', '<thinking>plan</thinking> ', n)],
+  // the prose path for a `<` that starts no stripped tag, and the passes for one that might
+  // (`<t`, `</t`), taken in turn: `a <b </p> <t </t x ` ×N
+  ['`<` that start no tag next to ones that might: `a <b </p> <t </t x ` ×N', (n) => repeatTo('', 'a <b </p> <t </t x ', n)],
 ]
 const N = 64 * KB
 let shown = 0 // read by the `say` of every update, so that its text is not optimised away

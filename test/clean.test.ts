@@ -3,6 +3,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { cleanDisplayText } from '../lib/index.js'
+import { TextCleaner } from '../lib/present/clean.js'
 
 const CORPUS = new URL('./fixtures/conformance/present-text.cline.jsonl', import.meta.url)
 interface Case { content: string; partial: boolean; expected: string }
@@ -45,4 +46,34 @@ t.test('the fence opener is cut only on complete blocks, trailing space too', as
   t.equal(cleanDisplayText('See:\n```json  \n', false), 'See:\n')
   t.equal(cleanDisplayText('See:\n```json  \n', true), 'See:\n```json  \n')
   t.equal(cleanDisplayText('```xml\n<x/>\n```', false), '```xml\n<x/>\n```', 'a closed fence stays')
+})
+
+t.test('TextCleaner: a `<` that starts no stripped tag (`a < b`, `<div>`, `</p>`) takes the prose path, with the same result (property)', async (t) => {
+  // stray `<` as prose has them, next to tags, their halves and the characters that decide
+  // whether a `<` may start one (`t`, `f`, `/`), cut anywhere: the join case of SPEC 7.1 too
+  // (`<function_ </think>calls>`: a removal makes a tag that a later pass removes)
+  const piece = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom('a < b', '<div>', '</p>', '<=', 'x<y', '<!-- n -->', '<T>', '<<', '< ', '</ ', '<//', '<_', '<1') },
+    { weight: 3, arbitrary: fc.constantFrom('<thinking>', '</thinking>', '<think>', '</think>', '<function_calls>', '</function_calls>', '<function_', 'calls>', '<', '</', '<t', '</f') },
+    { weight: 4, arbitrary: fc.constantFrom(' ', '\n', '\t', '  ', 't', 'f', '/', 'hink>', 'word', '.') },
+  )
+  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 50 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 8 }), (parts, sizes) => {
+    const text = parts.join('')
+    const c = new TextCleaner()
+    c.reset('')
+    let content = ''
+    for (let i = 0, k = 0; i < text.length; k++) {
+      const piece = text.slice(i, i + sizes[k % sizes.length]!)
+      i += piece.length
+      c.append(piece)
+      content += piece
+      if (c.display() !== cleanDisplayText(content, true)) return false
+    }
+    return true
+  }), { numRuns: 3000 })
+  const c = new TextCleaner()
+  c.reset('')
+  for (const piece of ['See a <b and ', '<function_ ', '</think>', 'calls> done']) c.append(piece)
+  t.equal(c.display(), 'See a <b and done', 'the halves joined by the `</think>` pass are removed by the `<function_calls>` pass')
+  t.equal(c.display(), cleanDisplayText('See a <b and <function_ </think>calls> done', true))
 })

@@ -417,3 +417,135 @@ t.test('after destroy, no task queued behind a slow cadence update calls a hook'
   await sleep(150)
   t.same(late, [], 'no hook after destroy')
 })
+
+// `write` presents a record itself when the Writable is idle (no buffer, no callback), and is the
+// Writable's own `write` otherwise: the outcome must be a buffered write's in every case.
+t.test('write: an idle record is presented at once; cork, callbacks, async hooks and hook writes keep the Writable\'s order and coalescing', async (t) => {
+  const add = (content: string) => ({ op: 'add', index: 0, block: { type: 'text', content, partial: true } })
+  const app = (text: string) => ({ op: 'append', index: 0, path: 'content', text })
+
+  t.test('idle: presented before write returns, write returns true', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    t.equal(p.write(add('a')), true)
+    t.same(says, ['a'])
+    t.equal(p.writableLength, 0)
+    p.write(app('b'))
+    t.same(says, ['a', 'ab'])
+    p.end()
+    await once(p, 'finish')
+    t.same(says, ['a', 'ab', 'ab'])
+  })
+
+  t.test('corked: records wait, then come together (one update)', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    p.write(add('a'))
+    p.cork()
+    for (const c of 'bcd') p.write(app(c))
+    t.same(says, ['a'], 'nothing presented while corked')
+    t.equal(p.writableLength, 3)
+    p.uncork()
+    t.same(says, ['a', 'abcd'], 'the three appends, one update')
+    p.destroy()
+  })
+
+  t.test('a callback: the Writable\'s write, the callback after the record was presented', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    p.write(add('a'))
+    const done = new Promise<string[]>((resolve) => p.write(app('b'), () => resolve(says.slice())))
+    t.same(await done, ['a', 'ab'])
+    p.destroy()
+  })
+
+  t.test('an async say: later writes are buffered, counted and coalesced; backpressure holds', async (t) => {
+    const says: string[] = []
+    let release!: () => void
+    const p = createPresenter({
+      highWaterMark: 4,
+      say: (m) => {
+        says.push(m.content)
+        if (says.length === 1) return new Promise<void>((r) => { release = r })
+      },
+      executeTool: () => '',
+    })
+    t.equal(p.write(add('a')), true, 'the first record went async: its own write still returns true')
+    const returns = [...'bcdef'].map((c) => p.write(app(c)))
+    t.same(returns, [true, true, true, false, false], 'the buffered records count against highWaterMark')
+    t.equal(p.writableLength, 5)
+    t.same(says, ['a'])
+    const drained = once(p, 'drain')
+    release()
+    await drained
+    t.same(says, ['a', 'abcdef'], 'the five buffered appends, one update')
+    t.equal(p.writableLength, 0)
+    p.end()
+    await once(p, 'finish')
+    t.same(says.at(-1), 'abcdef')
+  })
+
+  t.test('end() while a record is in flight and others are buffered: all presented, in order, then finish', async (t) => {
+    const says: SayMessage[] = []
+    let release!: () => void
+    const p = createPresenter({
+      say: (m) => {
+        says.push(m)
+        if (says.length === 1) return new Promise<void>((r) => { release = r })
+      },
+      executeTool: () => '',
+    })
+    p.write(add('a'))
+    p.write(app('b'))
+    p.write(app('c'))
+    p.end({ op: 'complete', index: 0 })
+    let finished = false
+    p.on('finish', () => { finished = true })
+    await sleep(5)
+    t.equal(finished, false, 'the end waits for the record in flight')
+    release()
+    await once(p, 'finish')
+    t.same(says.map((m) => [m.content, m.partial]), [['a', true], ['abc', false]], 'the buffered diffs, one final update')
+  })
+
+  t.test('a say that writes into the presenter: its record comes after the one being presented', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({
+      say: (m) => {
+        says.push(m.content)
+        if (m.content === 'a') t.equal(p.write(app('b')), true)
+      },
+      executeTool: () => '',
+    })
+    p.write(add('a'))
+    p.write(app('c'))
+    p.end()
+    await once(p, 'finish')
+    t.same(says, ['a', 'ab', 'abc', 'abc'])
+    t.same(p.blocks, [{ type: 'text', content: 'abc', partial: false }])
+  })
+
+  t.test('a bad record: nothing thrown, the stream fails with ERR_INVALID_DIFF, the blocks stay', async (t) => {
+    const p = createPresenter({ say: () => {}, executeTool: () => '' })
+    p.write(add('a'))
+    const failed = once(p, 'error')
+    t.doesNotThrow(() => p.write({ op: 'append', index: 5, path: 'content', text: 'x' }))
+    const [err] = await failed
+    t.ok(err instanceof TagstreamError)
+    t.equal((err as TagstreamError).code, 'ERR_INVALID_DIFF')
+    t.same(p.blocks, [{ type: 'text', content: 'a', partial: true }])
+    t.equal(p.write(app('b')), false, 'a write after the failure is the Writable\'s (refused)')
+  })
+
+  t.test('highWaterMark 1: a record in flight fills the buffer, as in any Writable (write returns false, then drain)', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ highWaterMark: 1, say: async (m) => { says.push(m.content); await sleep(1) }, executeTool: () => '' })
+    t.equal(p.write(add('a')), false)
+    t.same(says, ['a'], 'presented at once (an idle Writable calls _write)')
+    await once(p, 'drain')
+    t.equal(p.write(app('b')), false)
+    await once(p, 'drain')
+    t.same(says, ['a', 'ab'])
+    p.destroy()
+  })
+})

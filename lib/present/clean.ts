@@ -203,6 +203,38 @@ function isPartialState(s: LtState): boolean {
   return s === LT || s === LT_SLASH || s === NAME || s === NAME_WS
 }
 
+/**
+ * Does every `<` of `s`, from the one at `lt` on, start no stripped tag, not even its first
+ * characters: is it followed, within `s`, by a character other than `t`, `f` and `/`, or by `/`
+ * and then one other than `t` and `f`? Every stripped tag starts with `<t`, `<f`, `</t` or `</f`.
+ *
+ * Then, in `plain` mode (no pass keeps back a `<`), no pass matches anything in `s` or keeps back
+ * any of it but its trailing white space: with no removal, every pass reads the same text, so a
+ * removal cannot join two halves of a tag for a later pass either (`<function_ </think>calls>`
+ * is not such a text: its `</t` fails the test).
+ */
+function noTagStart(s: string, lt: number): boolean {
+  const n = s.length
+  for (let i = lt; i >= 0; i = s.indexOf('<', i + 1)) {
+    let j = i + 1
+    if (j < n && s.charCodeAt(j) === 47) j++ // '/'
+    if (j >= n) return false // a `<` or `</` at the end: the next append may make it a tag
+    const c = s.charCodeAt(j)
+    if (c === 116 || c === 102) return false // 't', 'f'
+  }
+  return true
+}
+
+/**
+ * `s.lastIndexOf('<')`, by a loop from the end: `s` is one append's worth of text, and V8's
+ * `lastIndexOf` is a runtime call that costs several times as much on such short strings.
+ */
+function lastLt(s: string): number {
+  let i = s.length - 1
+  while (i >= 0 && s.charCodeAt(i) !== 60) i--
+  return i
+}
+
 /** A growing string kept as its part up to the last non-white-space character and the run after it. */
 class Trimmed {
   readonly core = new Rope()
@@ -335,8 +367,10 @@ export class TextCleaner {
   append(text: string): void {
     if (text.length === 0) return
     if (this.plain) {
-      if (text.indexOf('<') < 0) {
-        // the common case, prose: no pass can match, so the passes would only keep back the
+      const lt = text.indexOf('<')
+      if (lt < 0 || noTagStart(text, lt)) {
+        // the common case, prose (or prose whose every `<` starts no stripped tag, such as
+        // `a < b`, `<div>`, `</p>`): no pass can match, so the passes would only keep back the
         // trailing white space; doing just that is several times cheaper
         const all = this.trailWs.length > 0 ? this.trailWs + text : text
         const n = all.length
@@ -344,10 +378,10 @@ export class TextCleaner {
         while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
         if (k === 0) {
           this.trailWs = ''
-          this.commit(all, false)
+          this.commit(all, lt >= 0)
         } else {
           this.trailWs = all.slice(n - k)
-          if (n > k) this.commit(all.slice(0, n - k), false)
+          if (n > k) this.commit(all.slice(0, n - k), lt >= 0)
         }
         return
       }
@@ -378,8 +412,7 @@ export class TextCleaner {
       }
       this.body = true
     }
-    // indexOf first: most text has no '<', and lastIndexOf is slow in V8
-    const lt = !mayHaveLt || s.indexOf('<') < 0 ? -1 : s.lastIndexOf('<')
+    const lt = mayHaveLt ? lastLt(s) : -1
     if (lt < 0) {
       if (!this.hasLt) this.before.push(s)
       else {

@@ -156,9 +156,12 @@ export class Display {
   }
 
   private showText(b: Exclude<Block, ToolUseBlock>): Maybe {
+    // read once per update: `listenerCount` is a dictionary lookup, and no caller code runs
+    // between here and the `emit`
+    const listening = this.events.listenerCount('text') > 0
     // nobody reads the display text: nothing to clean or build (a reader that comes later gets
     // the block's next update as its first)
-    if (!this.readers()) return undefined
+    if (this.sayHook === undefined && !listening) return undefined
     let content: string
     if (b.type === 'reasoning') {
       if (!this.dirty) return undefined
@@ -202,7 +205,7 @@ export class Display {
       this.shownText = content
     }
     if (this.paced) this.cadence.shown()
-    return this.say({ type: b.type, content, partial: b.partial })
+    return this.say({ type: b.type, content, partial: b.partial }, listening)
   }
 
   /** Does anything read text updates (`say`, or a `text` listener)? */
@@ -245,9 +248,8 @@ export class Display {
     return v
   }
 
-  private say(message: SayMessage): Maybe {
-    const events = this.events
-    if (events.listenerCount('text') > 0) events.emit('text', message)
+  private say(message: SayMessage, listening: boolean): Maybe {
+    if (listening) this.events.emit('text', message)
     const hook = this.sayHook
     return hook === undefined ? undefined : settled(hook(message))
   }

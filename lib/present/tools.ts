@@ -230,6 +230,11 @@ export class ToolRunner {
       : `Tool [${b.name}] was not executed: the call was cut off (the input ended before it was complete).`)
   }
 
+  /** A tool is running (its executor was called and has not settled). */
+  get inFlight(): boolean {
+    return this.running !== null
+  }
+
   /** The presentation stopped: the tool in flight gets an `error` result and its signal is aborted with `reason`. */
   abort(reason: unknown): void {
     const running = this.running

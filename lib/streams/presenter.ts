@@ -36,7 +36,9 @@ const WRITE = 0
 const WRITEV = 1
 const END = 2
 const TIMER = 3
-type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER
+/** A record taken by `write` itself, past the Writable's buffer: counted in no `writableLength`. */
+const DIRECT = 4
+type TaskKind = typeof WRITE | typeof WRITEV | typeof END | typeof TIMER | typeof DIRECT
 
 /**
  * A Writable in object mode that consumes the diffs of a {@link BlockParser} (SPEC 7): it keeps
@@ -129,7 +131,12 @@ export class Presenter extends Writable {
   private drainLeft = 0
   /** Records of the task in flight (Writable counts them in `writableLength` until its callback). */
   private inflight = 0
+  /** A task is being presented (synchronously, or awaiting a hook or tool): the next one waits. */
   private busy = false
+  /** `write` may present a record itself when the Writable is idle (`highWaterMark` > 1: see `write`). */
+  private readonly direct: boolean
+  /** The callback of a record `write` presented itself: only an error has somewhere to go. */
+  private readonly directDone: Callback = (err) => { if (err) this.destroy(err) }
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
   /** An attempt at the cursor's tool is over: the cursor moves on, and the message may stop. */
   private readonly toolDone = (end: AttemptEnd): void => {
@@ -159,6 +166,7 @@ export class Presenter extends Writable {
       throw new TagstreamError('ERR_INVALID_OPTION', 'Presenter: option checkpoint must be a promise', { option: 'checkpoint' })
     }
     super({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 })
+    this.direct = this.writableHighWaterMark > 1
     this.cadence = new Cadence(cadenceMs, () => {
       if (this.destroyed) return
       this.serial(TIMER, null, (err) => { if (err) this.destroy(err) })
@@ -203,6 +211,31 @@ export class Presenter extends Writable {
 
   // ---- Writable ----------------------------------------------------------------------------
 
+  /**
+   * Writes a record (a diff, a snapshot or a marker), as a Writable's `write` does. When nothing
+   * is queued, in flight, corked, ended or failed, the record is presented at once, without the
+   * Writable's buffer, callback and after-write tick (most of the cost of a write, once per
+   * diff). The outcome is the Writable's: an idle Writable too hands the record to `_write` at
+   * once, and returns `true` whenever that completes synchronously, or goes async with
+   * `highWaterMark` > 1. If the presentation goes async (a hook's or a tool's promise), the
+   * Writable is corked until it settles, so the records that follow are buffered (counted in
+   * `writableLength`, against `highWaterMark`) and come together to `_writev` (SPEC 7.10), as
+   * they would behind a `_write` still running; the one difference is that the record in flight
+   * is not counted in `writableLength`. With a callback, an encoding, or `highWaterMark` 0 or 1
+   * (where a record in flight makes `write` return `false`), it is the Writable's own `write`.
+   * @internal
+   */
+  override write(chunk: unknown, callback?: (error: Error | null | undefined) => void): boolean
+  override write(chunk: unknown, encoding: BufferEncoding, callback?: (error: Error | null | undefined) => void): boolean
+  override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+    if (encoding === undefined && callback === undefined && this.direct && !this.busy && chunk !== null
+      && this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null) {
+      this.serial(DIRECT, chunk, this.directDone)
+      return true
+    }
+    return super.write(chunk, encoding as BufferEncoding, callback as Callback)
+  }
+
   /** @internal */
   override _write(record: unknown, _encoding: BufferEncoding, callback: Callback): void {
     this.serial(WRITE, record, callback)
@@ -227,7 +260,9 @@ export class Presenter extends Writable {
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
     this.cadence.cancel()
     if (this.signal !== undefined && this.onAbort !== undefined) this.signal.removeEventListener('abort', this.onAbort)
-    this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
+    // the reason is made only for a tool in flight: an Error captures a stack trace, and every
+    // stream that ends is destroyed (autoDestroy)
+    if (this.tools.inFlight) this.tools.abort(this.signal?.aborted === true ? this.signal.reason : (err ?? abortError(undefined)))
     callback(err)
   }
 
@@ -244,11 +279,14 @@ export class Presenter extends Writable {
       return
     }
     let p: Maybe
+    // a write made by a hook meanwhile waits for this task (the Writable's own `write` would hold
+    // it too: its `_write` is not done)
+    this.busy = true
     try {
       // no closure per write: this runs once per diff
       this.inflight = kind === WRITE ? 1 : kind === WRITEV ? (arg as unknown[]).length : 0
       const stopped = this.stopped !== null && !this.marked
-      if (kind === WRITE) {
+      if (kind === WRITE || kind === DIRECT) {
         const op = stopped ? 'stopped' : arg !== null && typeof arg === 'object' ? (arg as { op?: unknown }).op : undefined
         if (op === 'stopped') p = this.drain([arg])
         else if (op === 'append' || op === 'add' || op === 'set' || op === 'complete' || op === 'replace' || op === 'truncate') {
@@ -263,22 +301,29 @@ export class Presenter extends Writable {
       else if (kind === END) p = this.endInput()
       else p = this.advance()
     } catch (err) {
+      this.busy = false
       this.settle(done, err)
       return
     }
-    if (p === undefined) this.settle(done, undefined)
-    else this.settleLater(p, done)
+    if (p === undefined) {
+      this.busy = false
+      this.settle(done, undefined)
+    } else if (kind === DIRECT) {
+      // the Writable does not know this record is in flight: corked, it buffers the next ones as
+      // it would behind a `_write` still running, and hands them over together (SPEC 7.10)
+      this.cork()
+      this.settleLater(p, done, true)
+    } else this.settleLater(p, done, false)
   }
 
   /**
    * Its own method, not inline in `serial`: a function that creates closures capturing `this`
    * allocates a context on every call, even when the closures are not made (once per diff).
    */
-  private settleLater(p: Promise<void>, done: Callback): void {
-    this.busy = true
+  private settleLater(p: Promise<void>, done: Callback, corked: boolean): void {
     p.then(
-      () => { this.busy = false; this.settle(done, undefined) },
-      (err: unknown) => { this.busy = false; this.settle(done, err) },
+      () => { this.busy = false; this.settle(done, undefined); if (corked) this.uncork() },
+      (err: unknown) => { this.busy = false; this.settle(done, err); if (corked) this.uncork() },
     )
   }
 
