@@ -77,3 +77,46 @@ t.test('TextCleaner: a `<` that starts no stripped tag (`a < b`, `<div>`, `</p>`
   t.equal(c.display(), 'See a <b and done', 'the halves joined by the `</think>` pass are removed by the `<function_calls>` pass')
   t.equal(c.display(), cleanDisplayText('See a <b and <function_ </think>calls> done', true))
 })
+
+t.test('TextCleaner.sameText tells whether two displays of one block are the same text, as comparing them does (property)', async (t) => {
+  // displays that stay the same while a tag is held (`x</read_file>` in 1-byte pieces) were
+  // compared whole after every update; sameText answers from the few characters between them
+  const piece = fc.constantFrom('x', ' ', '\n', '<', '</', '<t', '<thinking>', '</thinking>', '</read_file>', '<function_calls>', 'word', '  ', 'a < b', '<div>', '`')
+  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 40 }), fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 6 }), fc.nat(3), (parts, sizes, resets) => {
+    const text = parts.join('')
+    const c = new TextCleaner()
+    c.reset('')
+    const shown: { text: string; gen: number; from: number; to: number; tail: string }[] = []
+    for (let i = 0, k = 0; i < text.length; k++) {
+      const p = text.slice(i, i + sizes[k % sizes.length]!)
+      i += p.length
+      if (resets > 0 && k % 7 === 6) c.reset(text.slice(0, i))
+      else c.append(p)
+      const d = c.display()
+      // against every earlier display of the same length
+      for (const s of shown) {
+        if (s.text.length !== d.length) continue
+        const same = c.sameText(s.gen, s.from, s.to, s.tail)
+        if (same !== null && same !== (s.text === d)) return false
+      }
+      shown.push({ text: d, gen: c.generation, from: c.headFrom, to: c.headTo, tail: c.tailPart })
+    }
+    return true
+  }), { numRuns: 2000 })
+  // the case that was quadratic: each display is the same text as the one before, and known so
+  const c = new TextCleaner()
+  c.reset('')
+  let answered = 0
+  let prev = { gen: -1, from: 0, to: 0, tail: '', text: '' }
+  for (const ch of 'x</read_file>'.repeat(3)) {
+    c.append(ch)
+    const d = c.display()
+    if (d.length === prev.text.length) {
+      const same = c.sameText(prev.gen, prev.from, prev.to, prev.tail)
+      t.equal(same ?? d === prev.text, d === prev.text)
+      if (same !== null) answered++
+    }
+    prev = { gen: c.generation, from: c.headFrom, to: c.headTo, tail: c.tailPart, text: d }
+  }
+  t.ok(answered >= 30, `answered without comparing the texts (${answered} times)`)
+})

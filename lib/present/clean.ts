@@ -312,6 +312,14 @@ export class TextCleaner {
   headVersion = 0
   /** What the last `display()` added after its head: a few characters at most. */
   tailPart = ''
+  /**
+   * The last `display()` as `F.slice(headFrom, headTo) + tailPart`, where `F` is the lead then
+   * `S`'s body: a string that only grows until the next `reset` (`generation`). Two displays of
+   * one generation are then compared in the time of their tails (`sameText`).
+   */
+  headFrom = 0
+  headTo = 0
+  generation = 0
 
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
@@ -325,7 +333,38 @@ export class TextCleaner {
     this.plain = true
     this.trailWs = ''
     this.version++
+    this.generation++
     this.append(content)
+  }
+
+  /**
+   * Is the last `display()` the same text as an earlier one of the same length, given by its
+   * `generation`, `headFrom`, `headTo` and `tailPart`? Answered from `F`'s few characters between
+   * the two heads' ends, without reading the texts (comparing them after every update made a
+   * long block whose display stays the same while a tag is held quadratic). Null when it cannot
+   * tell this way (another generation, another start): compare the texts.
+   */
+  sameText(generation: number, from: number, to: number, tail: string): boolean | null {
+    if (generation !== this.generation || from !== this.headFrom) return null
+    const to2 = this.headTo
+    const tail2 = this.tailPart
+    // the same start, and F only grew: the texts agree up to the shorter head
+    if (to === to2) return tail === tail2
+    if (to < to2) return to2 - to <= tail.length && tail === this.slice(to, to2) + tail2
+    return to - to2 <= tail2.length && tail2 === this.slice(to2, to) + tail
+  }
+
+  /** `F.slice(from, to)`: F is the lead, then before's core and blanks, then after's. */
+  private slice(from: number, to: number): string {
+    let out = ''
+    let at = 0
+    const parts: (string | Rope)[] = [this.lead, this.before.core, this.before.ws, this.after.core, this.after.ws]
+    for (const part of parts) {
+      const n = part.length
+      if (to > at && from < at + n) out += part.slice(Math.max(from - at, 0), Math.min(to - at, n))
+      at += n
+    }
+    return out
   }
 
   /**
@@ -466,6 +505,18 @@ export class TextCleaner {
     this.headKind = kind
     this.headVersion = version
     this.tailPart = tail
+    // where the head lies in F (see headFrom)
+    const lead = this.lead.length
+    const b = this.before
+    const a = this.after
+    this.headFrom = kind === HEAD_ALL || kind === HEAD_NONE ? 0 : lead
+    switch (kind) {
+      case HEAD_ALL:
+      case HEAD_BODY: this.headTo = lead + b.core.length + b.ws.length + a.core.length + a.ws.length; break
+      case HEAD_BODY_TRIMMED: this.headTo = lead + b.core.length + (this.hasLt ? b.ws.length + a.core.length : 0); break
+      case HEAD_BEFORE_LT: this.headTo = lead + b.core.length; break
+      default: this.headTo = 0
+    }
     let s: string
     switch (kind) {
       case HEAD_ALL:

@@ -61,6 +61,10 @@ export class Display {
   private shownHeadVersion = -1
   private shownTail = ''
   private shownText = ''
+  /** Where the shown text lies in the cleaner's text (TextCleaner.sameText). */
+  private shownGeneration = -1
+  private shownFrom = 0
+  private shownTo = 0
   /** The cleaner follows the cursor text block (false while nobody reads its display text). */
   private cleaning = false
   /**
@@ -109,6 +113,7 @@ export class Display {
     this.shownHeadKind = -1
     this.shownTail = ''
     this.shownText = ''
+    this.shownGeneration = -1
     if (this.paced) this.cadence.reset()
     this.toolParams = null
     this.toolPath = ''
@@ -183,7 +188,7 @@ export class Display {
       // the same head and tail: the same text, without comparing it; otherwise only texts of the
       // same length need a look
       const same = this.shownAny && (c.headKind === this.shownHeadKind && c.headVersion === this.shownHeadVersion && c.tailPart === this.shownTail
-        || content.length === this.shownText.length && content === this.shownText)
+        || content.length === this.shownText.length && (c.sameText(this.shownGeneration, this.shownFrom, this.shownTo, this.shownTail) ?? content === this.shownText))
       if (same) {
         this.dirty = false
         return undefined
@@ -202,6 +207,9 @@ export class Display {
       this.shownHeadKind = c.headKind
       this.shownHeadVersion = c.headVersion
       this.shownTail = c.tailPart
+      this.shownGeneration = c.generation
+      this.shownFrom = c.headFrom
+      this.shownTo = c.headTo
       this.shownText = content
     }
     if (this.paced) this.cadence.shown()
