@@ -23,8 +23,15 @@ export class ToolBody implements GreedyBody {
   skipping = false
   firstRaw: string | null = null
   after: Rope | null = null
-  /** What a greedy param shows while the tool streams (`greedyWhileStreaming`). */
-  readonly views: GreedyView[]
+  /**
+   * What a greedy param shows while the tool streams (`greedyWhileStreaming`), made when the tool
+   * is still open at the end of a feed: before that they are inactive, which is how an empty
+   * list reads, and a tool that closes within its first feed (every tool of a one-shot parse)
+   * never needs them.
+   */
+  readonly views: GreedyView[] = []
+  /** The tool's closing tag, for its views; null without `greedyWhileStreaming`. */
+  private readonly viewClose: string | null
   /**
    * With one greedy param (and no entity decoding): that param's opening tag, and the offset of
    * its first occurrence in the body (-1 until found), looked for in each piece of body as it
@@ -55,7 +62,7 @@ export class ToolBody implements GreedyBody {
     streamViews: boolean,
   ) {
     this.openTag = names.length === 1 && !decode ? '<' + names[0] + '>' : null
-    this.views = streamViews ? names.map((g) => new GreedyView(g, '</' + toolName + '>', decode)) : []
+    this.viewClose = streamViews ? '</' + toolName + '>' : null
   }
 
   /** The body runs on to `to` in window `w`. */
@@ -102,7 +109,9 @@ export class ToolBody implements GreedyBody {
    */
   endWindow(w: string, cut: number): boolean {
     this.to(w, cut)
-    if (this.views.length === 0 || cut <= this.viewFrom) return false
+    if (this.viewClose === null || cut <= this.viewFrom) return false
+    // the first end of a feed with body in it: the body so far is all in this window
+    if (this.views.length === 0) for (const g of this.names) this.views.push(new GreedyView(g, this.viewClose, this.decode))
     const piece = w.slice(this.viewFrom, cut)
     let opened = false
     for (const v of this.views) {

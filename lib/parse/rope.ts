@@ -24,12 +24,13 @@ export class Rope {
   private count = 0
   /**
    * For `slice`: the closed batches one by one with the offset where each ends, and the open
-   * batch's pieces (a range of them is cut without flattening the open batch, which a slice of
-   * `pending` would do, again after every push).
+   * batch's pieces once it has two (a range of them is cut without flattening the open batch,
+   * which a slice of `pending` would do, again after every push). Made on first need: most
+   * values of a one-shot parse are one piece.
    */
-  private readonly batches: string[] = []
-  private readonly ends: number[] = []
-  private readonly pieces: string[] = []
+  private batches: string[] | null = null
+  private ends: number[] | null = null
+  private pieces: string[] | null = null
   /**
    * The first character code of the last batch flattened: reading a character of a cons string
    * flattens it (V8's runtime StringCharCodeAt), and keeping the result keeps the read from
@@ -47,8 +48,12 @@ export class Rope {
 
   push(piece: string): void {
     if (piece.length === 0) return
-    this.pending = this.count === 0 ? piece : this.pending + piece
-    this.pieces[this.count] = piece
+    if (this.count === 0) this.pending = piece
+    else {
+      if (this.count === 1) (this.pieces ??= [])[0] = this.pending
+      this.pieces![this.count] = piece
+      this.pending = this.pending + piece
+    }
     this.length += piece.length
     if (++this.count === BATCH) this.commit()
   }
@@ -64,8 +69,9 @@ export class Rope {
     if (start >= end) return ''
     let out = ''
     const ends = this.ends
-    const closed = ends.length === 0 ? 0 : ends[ends.length - 1]!
-    if (start < closed) {
+    const closed = ends === null ? 0 : ends[ends.length - 1]!
+    if (ends !== null && start < closed) {
+      const batches = this.batches!
       // the first closed batch that ends after `start`
       let lo = 0
       let hi = ends.length - 1
@@ -77,7 +83,7 @@ export class Rope {
       for (let k = lo; k < ends.length; k++) {
         const at = k === 0 ? 0 : ends[k - 1]!
         if (at >= end) break
-        const b = this.batches[k]!
+        const b = batches[k]!
         out += at >= start && ends[k]! <= end ? b : b.slice(Math.max(start - at, 0), Math.min(end - at, b.length))
       }
     }
@@ -85,8 +91,10 @@ export class Rope {
       // from the last piece back, as a slice is most often of the latest text: O(pieces in range)
       let tail = ''
       let next = this.length
+      const pieces = this.pieces
       for (let i = this.count - 1; i >= 0 && next > start; i--) {
-        const piece = this.pieces[i]!
+        // one piece: the open batch is that piece, not a cons string
+        const piece = this.count === 1 ? this.pending : pieces![i]!
         const at = next - piece.length
         if (at < end) tail = (at >= start && next <= end ? piece : piece.slice(Math.max(start - at, 0), Math.min(end - at, piece.length))) + tail
         next = at
@@ -108,9 +116,7 @@ export class Rope {
     this.pending = ''
     this.length = value.length
     this.count = 0
-    this.batches.length = 0
-    this.ends.length = 0
-    this.pieces.length = 0
+    this.batches = this.ends = null
     if (value.length > 0) this.close(value)
   }
 
@@ -125,7 +131,7 @@ export class Rope {
 
   /** Records `batch`, whose last character is the string's last, as closed. */
   private close(batch: string): void {
-    this.batches.push(batch)
-    this.ends.push(this.length)
+    ;(this.batches ??= []).push(batch)
+    ;(this.ends ??= []).push(this.length)
   }
 }
