@@ -110,6 +110,10 @@ const CASES = [
     make: (n) => { const t = fill('<write_to_file><content>x</content><path>a</path><content>', n); return [t, chunk(t, 1)] },
   },
   {
+    item: '16', label: 'robust, 16-byte chunks: a command with `&` in every other chunk (each `&` ends the value\'s run of the kept text: it is cut from it and decoded)', opts: { profile: 'robust' }, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = fill('<execute_command><command>' + 'a && b; echo x &amp; y. ', n); return [t, chunk(t, 16)] },
+  },
+  {
     item: '3', label: 'codeFences, one-shot: text + read_file calls', opts: { codeFences: true }, sizes: [0.9 * MB, 3.6 * MB],
     make: (n) => [fill('Some text here.\n<read_file>\n<path>src/a.ts</path>\n</read_file>\n', n), null],
   },

@@ -153,9 +153,9 @@ export class Engine {
   private readonly textMax: number
   private readonly toolMax: number
   private readonly lenient: boolean
-  /** Exact scanners only and no entity decoding: the condition of `takesWhole` and of `src`. */
+  /** Exact scanners only and no entity decoding: the condition of `takesWhole`. */
   private readonly plain: boolean
-  /** The text fed so far, kept by the caller, when the values may be runs of it (constructor). */
+  /** The text fed so far, kept by the caller: the values may be runs of it (constructor). */
   private readonly src: Rope | null
   private readonly closeNames: Map<string, RegExp>
   /**
@@ -187,7 +187,7 @@ export class Engine {
     this.reader = o.lenientTags || o.diagnostics || o.codeFences ? new TagReader(o.lenientTags, o.diagnostics, t.textTags, t.toolTags) : null
     this.fences = o.codeFences ? new FenceScanner(this.reader!) : null
     this.plain = this.reader === null && !o.lenientTags && !o.decodeEntities
-    this.src = this.plain ? source : null
+    this.src = source
     this.text = this.newField()
     this.diag = o.diagnostics ? new Diagnostics(this.diagnostics, o.maxDiagnostics, t.tools, t.params, t.unknownCache) : null
   }
@@ -403,7 +403,7 @@ export class Engine {
    * pushed to `field`. Returns the index after the closing tag, or ~cut.
    */
   private scanClose(w: string, p: number, base: number, close: string, field: Field): number {
-    if (this.lenient) return scanCloseLenient(this, w, p, close, field, this.ended, this.closeRe)
+    if (this.lenient) return scanCloseLenient(this, w, p, base, close, field, this.ended, this.closeRe)
     const i = findClose(w, p, close, this.ended, this.closeRe)
     if (i < 0) {
       field.pushAt(p === 0 && ~i === w.length ? w : w.slice(p, ~i), base + p)

@@ -64,7 +64,8 @@ export class Field {
    * A run of `core` not copied into `rope` yet: `src.slice(lazyFrom, lazyFrom + lazyLen)`. A
    * stream's value is a contiguous part of the text the stream keeps anyway (`src`), so a piece
    * given with its offset (`pushAt`) only moves the run's end; the run is cut from `src` once,
-   * when the value is read or a piece comes without an offset. Only without entity decoding.
+   * when the value is read or a piece comes without an offset. With entity decoding, only text
+   * without '&' joins a run (it decodes to itself).
    */
   private lazyFrom = 0
   private lazyLen = 0
@@ -76,7 +77,8 @@ export class Field {
    * the text of the previous piece. Same result as `push(piece)`.
    */
   pushAt(piece: string, at: number): void {
-    if (this.src === null || !this.started || this.decode) return this.push(piece)
+    // with entity decoding a run holds only text that decodes to itself: no '&', nothing held
+    if (this.src === null || !this.started || (this.decode && (this.held.length > 0 || piece.indexOf('&') >= 0))) return this.push(piece)
     const e = bodyEnd(piece)
     if (e < 0) return this.push(piece)
     if (e === 0) {
@@ -117,7 +119,8 @@ export class Field {
     // most pieces end in a visible ASCII character: skip the trim and its copy
     const last = piece.charCodeAt(piece.length - 1)
     const visible = last > 32 && last < 127
-    if (visible && this.ws.length === 0 && !this.decode) {
+    // (with entity decoding, a piece without '&' after nothing held decodes to itself)
+    if (visible && this.ws.length === 0 && (!this.decode || (this.held.length === 0 && piece.indexOf('&') < 0))) {
       // the usual streamed piece: nothing deferred before it, nothing to hold back after it
       this.rope.push(piece)
       this.delta = this.delta.length === 0 ? piece : this.delta + piece

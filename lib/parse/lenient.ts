@@ -139,19 +139,19 @@ export interface CloseAt {
 /**
  * Inside a param or reasoning tag with `lenientTags`: only the matching closing tag, blanks
  * allowed, ends it (`re`: its name's closeNameRegex). Returns the index after it, or ~cut with
- * the value pushed up to cut.
+ * the value pushed up to cut (`base`: where `w` starts in the whole text, for `Field.pushAt`).
  */
-export function scanCloseLenient(at: CloseAt, w: string, p: number, close: string, field: Field, ended: boolean, re: RegExp): number {
+export function scanCloseLenient(at: CloseAt, w: string, p: number, base: number, close: string, field: Field, ended: boolean, re: RegExp): number {
   // most values (a path, a command) hold no '<' before their closing tag, written exactly: the
   // first '<' settles them, without a search by name (its setup costs more than such a value)
   const first = w.indexOf('<', p)
   if (first < 0) {
     // no closing tag, and none cut by the end of the window
-    field.push(p === 0 ? w : w.slice(p))
+    field.pushAt(p === 0 ? w : w.slice(p), base + p)
     return ~w.length
   }
   if (w.startsWith(close, first)) {
-    field.push(w.slice(p, first))
+    field.pushAt(w.slice(p, first), base + p)
     at.closeAt = first
     return first + close.length
   }
@@ -172,7 +172,7 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
       if (j < p || w.charCodeAt(j) !== LT) continue
       const e = closeEnd(w, j, close, ended)
       if (e >= 0) {
-        field.push(w.slice(p, j))
+        field.pushAt(w.slice(p, j), base + p)
         at.closeAt = j
         return e + 1
       }
@@ -184,7 +184,7 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
       if (c1 !== SLASH && !isBlank(c1)) continue
       const j = closeEnd(w, s, close, ended)
       if (j >= 0) {
-        field.push(w.slice(p, s))
+        field.pushAt(w.slice(p, s), base + p)
         at.closeAt = s
         return j + 1
       }
@@ -196,10 +196,10 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, close: strin
     let l = -1
     for (let k = w.indexOf('<', Math.max(p, w.length - close.length - LENIENT_SLACK)); k >= 0; k = w.indexOf('<', k + 1)) l = k
     if (l >= p && closeEnd(w, l, close, ended) === PARTIAL) {
-      field.push(w.slice(p, l))
+      field.pushAt(w.slice(p, l), base + p)
       return ~l
     }
   }
-  field.push(p === 0 ? w : w.slice(p))
+  field.pushAt(p === 0 ? w : w.slice(p), base + p)
   return ~w.length
 }
