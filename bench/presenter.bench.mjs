@@ -213,6 +213,8 @@ for (const [name, make, size = CHUNK] of LINEAR) {
 console.log('### Linearity of the display cleaning (16-byte chunks unless said, BlockParser → Presenter, a `say` per update)\n')
 console.log(mdTable(['text block', 'n', 'ms', '4n', 'ms', 'time ratio', '4x input <= 6x time'], linRows))
 console.log(`\nMedians of 5 interleaved samples. Worst ratio ${num(linWorst)}× → ${verdict(linWorst <= 6)}. Before the fix, the first case took 1.6 s at 128 KB and 9.7 s at 256 KB (quadratic).\n`)
+// a missed target fails this file, as in the other bench files (bench/run.mjs lists the failures)
+if (!(worst <= 1.3 && linWorst <= 6)) process.exitCode = 1
 
 console.log('### Memory: a 50 MB source behind a tool that waits 300 ms (1 KiB chunks, fresh process each)\n')
 const mbOf = (kb) => `${num(kb / 1024)} MB`
