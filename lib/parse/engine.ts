@@ -292,7 +292,7 @@ export class Engine {
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
   private keep(w: string, base: number, cut: number): void {
     const tool = this.tool
-    if (tool !== null && tool.body !== null && tool.body.endWindow(w, cut)) this.shape++
+    if (tool !== null && tool.body !== null && tool.body.endWindow(w, cut, base)) this.shape++
     this.carry = cut < w.length ? w.slice(cut) : ''
     this.pos = base + cut
   }
@@ -340,7 +340,7 @@ export class Engine {
     if (this.tools.has(name)) {
       // own keys only: a dialect given as a plain object inherits `constructor` and friends
       const greedy = Object.hasOwn(this.greedy, name) ? this.greedy[name] : undefined
-      const body = greedy === undefined ? null : new ToolBody(greedy, name, this.o.decodeEntities, this.o.greedyWhileStreaming)
+      const body = greedy === undefined ? null : new ToolBody(greedy, name, this.o.decodeEntities, this.o.greedyWhileStreaming, this.src)
       this.tool = { name, call_id: this.o.idGenerator(), params: {}, close: '/' + name, body, views: body === null ? NO_VIEWS : body.views }
       this.setMode(Mode.Tool)
       return

@@ -60,6 +60,8 @@ export class ToolBody implements GreedyBody {
     toolName: string,
     private readonly decode: boolean,
     streamViews: boolean,
+    /** The text fed so far, when the caller keeps it: the views' values are runs of it (Field.pushAt). */
+    private readonly src: Rope | null = null,
   ) {
     this.openTag = names.length === 1 && !decode ? '<' + names[0] + '>' : null
     this.viewClose = streamViews ? '</' + toolName + '>' : null
@@ -107,16 +109,16 @@ export class ToolBody implements GreedyBody {
    * open when a feed ends: in a tool that closes within the feed (every tool of a one-shot
    * parse) they would be wasted work. Returns true when a view became active (a new shape).
    */
-  endWindow(w: string, cut: number): boolean {
+  endWindow(w: string, cut: number, base: number): boolean {
     this.to(w, cut)
     if (this.viewClose === null || cut <= this.viewFrom) return false
     // the first end of a feed with body in it: the body so far is all in this window
-    if (this.views.length === 0) for (const g of this.names) this.views.push(new GreedyView(g, this.viewClose, this.decode))
+    if (this.views.length === 0) for (const g of this.names) this.views.push(new GreedyView(g, this.viewClose, this.decode, this.src))
     const piece = w.slice(this.viewFrom, cut)
     let opened = false
     for (const v of this.views) {
       const was = v.active
-      v.push(piece)
+      v.push(piece, base + this.viewFrom)
       if (!was && v.active) opened = true
     }
     return opened

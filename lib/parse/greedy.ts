@@ -52,11 +52,11 @@ export class GreedyView {
   private atClose = false
   private frag = ''
 
-  constructor(readonly name: string, private readonly toolClose: string, decode: boolean) {
+  constructor(readonly name: string, private readonly toolClose: string, decode: boolean, src: Rope | null = null) {
     this.open = '<' + name + '>'
     this.close = '</' + name + '>'
     this.path = 'params.' + name
-    this.field = new Field(decode)
+    this.field = new Field(decode, src)
   }
 
   get active(): boolean {
@@ -68,7 +68,8 @@ export class GreedyView {
     return extra === null ? this.field.ext('', hideHeld) : this.field.ext(this.tail + extra)
   }
 
-  push(piece: string): void {
+  /** The body grew by `piece`, which stands at `at` in the text (-1: unknown). */
+  push(piece: string, at = -1): void {
     if (!this.started) {
       const s = this.scan + piece
       const i = s.indexOf(this.open)
@@ -76,6 +77,7 @@ export class GreedyView {
         this.scan = s.slice(-(this.open.length - 1))
         return
       }
+      if (at >= 0) at += i + this.open.length - this.scan.length
       this.started = true
       this.scan = ''
       piece = s.slice(i + this.open.length)
@@ -118,7 +120,10 @@ export class GreedyView {
       for (let k = l; k >= 0; k = s.indexOf('<', k + 1)) last = k
       if (last >= 0 && this.close.startsWith(s.slice(last))) hold = last
     }
-    this.field.push(hold === s.length ? s : s.slice(0, hold))
+    // s is the held tail and the piece, which stand together in the text
+    const value = hold === s.length ? s : s.slice(0, hold)
+    if (at >= 0) this.field.pushAt(value, at - this.tail.length)
+    else this.field.push(value)
     this.tail = hold === s.length ? '' : s.slice(hold)
   }
 }
