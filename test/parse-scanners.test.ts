@@ -11,18 +11,10 @@ import { resolveOptions } from '../lib/parse/options.js'
 import { LENIENT_SLACK, TagSet } from '../lib/parse/tags.js'
 import { TagReader } from '../lib/parse/tag-reader.js'
 import { DiffSession } from '../lib/streams/session.js'
-import { strip, counter, fixedChunks } from './helpers/arb.js'
+import { strip, counter, fixedChunks, streamedBlocks as streamed } from './helpers/arb.js'
 
 const whole = (s: string, o: object): unknown[] => strip(parseAssistantMessage(s, { idGenerator: counter(), ...o }))
 
-/** The blocks after streaming the chunks and ending. */
-function streamed(chunks: string[], o: object): unknown[] {
-  let blocks: Block[] = []
-  const s = new DiffSession({ idGenerator: counter(), emit: 'snapshots', ...o }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
-  for (const c of chunks) s.push(c)
-  s.end()
-  return strip(blocks)
-}
 
 const text = (content: string, partial = false) => ({ type: 'text', content, partial })
 const tool = (name: string, params: Record<string, string>, partial = false) => ({ type: 'tool_use', name, params, partial })

@@ -9,18 +9,8 @@ import { parseAssistantMessage, parseWithDiagnostics, defineDialect } from '../l
 import { TagSet } from '../lib/parse/tags.js'
 import { TagReader } from '../lib/parse/tag-reader.js'
 import { decodeEntities } from '../lib/parse/entities.js'
-import { strip, counter, fixedChunks } from './helpers/arb.js'
-import { DiffSession } from '../lib/streams/session.js'
-import type { Block } from '../lib/index.js'
+import { strip, counter, fixedChunks, streamedBlocks as streamed } from './helpers/arb.js'
 
-/** The blocks after streaming the chunks and ending. */
-function streamed(chunks: string[], o: object): unknown[] {
-  let blocks: Block[] = []
-  const s = new DiffSession({ idGenerator: counter(), emit: 'snapshots', ...o }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
-  for (const c of chunks) s.push(c)
-  s.end()
-  return strip(blocks)
-}
 
 t.test('lenient text candidates are exactly where the lenient tag regex matches, in sparse and in <-dense text', async (t) => {
   // one-character names (a blank may follow them), names sharing their first two characters

@@ -5,7 +5,30 @@ import fc from 'fast-check'
 import { Rope } from '../lib/parse/rope.js'
 import { TextCleaner, cleanDisplayText } from '../lib/present/clean.js'
 
-type Step = { kind: 'push'; piece: string } | { kind: 'read' } | { kind: 'reset'; value: string }
+type Step = { kind: 'push'; piece: string } | { kind: 'read' } | { kind: 'reset'; value: string } | { kind: 'slice'; from: number; to: number }
+
+/** Runs the steps on a Rope and on a plain string side by side: false at the first difference. */
+function agrees(initial: string, steps: readonly Step[]): boolean {
+  const g = new Rope(initial)
+  let want = initial
+  for (const s of steps) {
+    if (s.kind === 'push') {
+      g.push(s.piece)
+      want += s.piece
+    } else if (s.kind === 'reset') {
+      g.reset(s.value)
+      want = s.value
+    } else if (s.kind === 'slice') {
+      // ranges near the end (the open batch) as often as anywhere, some past it
+      const n = want.length + 2
+      const a = s.from % 2 === 0 ? s.from % n : Math.max(0, n - 1 - (s.from % 300))
+      const b = a + (s.to % 600) - 20
+      if (g.slice(a, b) !== want.slice(a, Math.max(a, b))) return false
+    } else if (g.value !== want) return false
+    if (g.length !== want.length) return false
+  }
+  return g.value === want && g.slice(0, want.length) === want && g.slice(-5, want.length + 5) === want
+}
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 20, arbitrary: fc.string({ maxLength: 40 }).map((piece) => ({ kind: 'push' as const, piece })) },
@@ -14,49 +37,16 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 )
 
 t.test('value is the concatenation of everything appended since the last reset (property)', (t) => {
-  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(step, { minLength: 300, maxLength: 1200, size: 'max' }), (initial, steps) => {
-    const g = new Rope(initial)
-    let want = initial
-    for (const s of steps) {
-      if (s.kind === 'push') {
-        g.push(s.piece)
-        want += s.piece
-      } else if (s.kind === 'reset') {
-        g.reset(s.value)
-        want = s.value
-      } else if (g.value !== want) return false
-      if (g.length !== want.length) return false
-    }
-    return g.value === want
-  }), { numRuns: 60 })
+  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(step, { minLength: 300, maxLength: 1200, size: 'max' }), agrees), { numRuns: 60 })
   t.end()
 })
 
 t.test('slice(from, to) is value.slice(from, to) after any pushes and resets, within and across batches (property)', (t) => {
-  const sliceStep: fc.Arbitrary<Step | { kind: 'slice'; from: number; to: number }> = fc.oneof(
+  const sliceStep: fc.Arbitrary<Step> = fc.oneof(
     { weight: 20, arbitrary: step },
     { weight: 6, arbitrary: fc.tuple(fc.nat(), fc.nat()).map(([from, to]) => ({ kind: 'slice' as const, from, to })) },
   )
-  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(sliceStep, { minLength: 300, maxLength: 1500, size: 'max' }), (initial, steps) => {
-    const g = new Rope(initial)
-    let want = initial
-    for (const s of steps) {
-      if (s.kind === 'push') {
-        g.push(s.piece)
-        want += s.piece
-      } else if (s.kind === 'reset') {
-        g.reset(s.value)
-        want = s.value
-      } else if (s.kind === 'slice') {
-        // ranges near the end (the open batch) as often as anywhere, some past it
-        const n = want.length + 2
-        const a = s.from % 2 === 0 ? s.from % n : Math.max(0, n - 1 - (s.from % 300))
-        const b = a + (s.to % 600) - 20
-        if (g.slice(a, b) !== want.slice(a, Math.max(a, b))) return false
-      }
-    }
-    return g.slice(0, want.length) === want && g.slice(-5, want.length + 5) === want
-  }), { numRuns: 80 })
+  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(sliceStep, { minLength: 300, maxLength: 1500, size: 'max' }), agrees), { numRuns: 80 })
   t.end()
 })
 
@@ -93,21 +83,9 @@ t.test('long values: pieces of 1 to 6000 characters (and 200k at once), reads an
     )
     return fc.array(op, { minLength: 500, maxLength: 2500 })
   })
-  fc.assert(fc.property(ops, (list) => {
-    const g = new Rope()
-    let want = ''
-    for (const o of list) {
-      if ('push' in o) {
-        g.push(o.push)
-        want += o.push
-      } else if ('reset' in o) {
-        g.reset(o.reset)
-        want = o.reset
-      } else if (g.value !== want) return false
-      if (g.length !== want.length) return false
-    }
-    return g.value === want
-  }), { numRuns: 30 })
+  const asStep = (o: { push?: string; read?: boolean; reset?: string }): Step =>
+    o.push !== undefined ? { kind: 'push', piece: o.push } : o.reset !== undefined ? { kind: 'reset', value: o.reset } : { kind: 'read' }
+  fc.assert(fc.property(ops, (list) => agrees('', list.map(asStep))), { numRuns: 30 })
   t.end()
 })
 

@@ -1,5 +1,6 @@
 // Shared test helpers: the tag-soup arbitraries (soup.mjs), chunkings, ids.
 import type { Block } from '../../lib/index.js'
+import { DiffSession } from '../../lib/streams/session.js'
 
 export { piece, call, soup, cutsUpTo, chunksOf } from './soup.mjs'
 
@@ -43,4 +44,13 @@ export function cutAt(s: string, cuts: readonly number[]): string[] {
   }
   out.push(s.slice(from))
   return out
+}
+
+/** The blocks (without ids) after streaming the chunks through a DiffSession and ending. */
+export function streamedBlocks(chunks: readonly string[], o: object): unknown[] {
+  let blocks: Block[] = []
+  const s = new DiffSession({ idGenerator: counter(), emit: 'snapshots', ...o }, { record: (r) => { blocks = r as Block[] }, diagnostic: () => {} })
+  for (const c of chunks) s.push(c)
+  s.end()
+  return strip(blocks)
 }
