@@ -74,10 +74,10 @@ t.test('resume and full give identical diff streams (1-, 3-, 7-byte and random c
   t.pass('identical')
 })
 
-t.test('resume and full give identical diff streams under each option the exact scanners keep (the shorter path of the usual chunk)', async (t) => {
+t.test('resume and full give identical diff streams under each option (the shorter path of the usual chunk against re-parsing)', async (t) => {
   // resume mode sends a chunk that only grows the open value by a shorter path (Engine.takesWhole
-  // and grow); full mode re-parses the whole text and never takes it. Each option below keeps the
-  // exact scanners, so the shorter path is open to it (or, for decodeEntities, closed by it).
+  // and grow); full mode re-parses the whole text and never takes it. With the exact scanners the
+  // shorter path is open in every mode; with the other options, in a param.
   const optionSets: BlockParserOptions[] = [
     { hidePartialTags: true },
     { greedyWhileStreaming: true },
@@ -85,6 +85,12 @@ t.test('resume and full give identical diff streams under each option the exact 
     { truncation: true },
     { decodeEntities: true },
     { hidePartialTags: true, greedyWhileStreaming: true, reasoningTags: ['thinking'], truncation: true },
+    // in a param the shorter path is open to every option
+    { decodeEntities: true, greedyWhileStreaming: true },
+    { decodeEntities: true, hidePartialTags: true, greedyWhileStreaming: true },
+    { lenientTags: true, greedyWhileStreaming: true },
+    { codeFences: true },
+    { profile: 'robust', diagnostics: false },
   ]
   const chunkings = soup.chain((s) => fc.tuple(fc.constant(s), fc.oneof(
     fc.constantFrom(1, 3, 7, 16).map((n) => fixedChunks(s, n)),

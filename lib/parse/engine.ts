@@ -262,18 +262,26 @@ export class Engine {
   }
 
   /**
-   * Is `chunk` the usual streamed chunk, which `feed` would only add, whole, to `field`, the open
-   * text, param or reasoning value (no tag in it, none cut at its end, nothing carried from
-   * before)? Decided by the same searches `feed` runs, and only with the exact scanners and no
-   * entity decoding; false also when `field` is not the growing one. Pure: then `grow`.
+   * Is `chunk` the usual streamed chunk, which `feed` would only add, whole, to the open text,
+   * param or reasoning value whose stream rendering is `field` (the value itself, or a param's
+   * greedy view)? No tag in it, none cut at its end, nothing carried from before; decided by the
+   * same searches `feed` runs. With the exact scanners and no entity decoding in every mode; with
+   * any option in a param or reasoning, where a chunk without '<' holds no closing tag, whole or
+   * cut (and, in a param whose entities are decoded and a held fragment would show, no '&').
+   * Pure: then `grow`.
    */
   takesWhole(chunk: string, field: Field): boolean {
-    if (!this.plain || this.carry.length !== 0 || chunk.length === 0) return false
+    if (this.carry.length !== 0 || chunk.length === 0) return false
+    if (!this.plain) {
+      if (chunk.indexOf('<') >= 0) return false
+      if (this.mode === Mode.Reasoning) return field === this.reasoning
+      return this.mode === Mode.Param && this.showsParam(field) && (!this.o.decodeEntities || this.o.hidePartialTags || chunk.indexOf('&') < 0)
+    }
     switch (this.mode) {
       case Mode.Text:
         return field === this.text && (chunk.indexOf('<') < 0 || (nextExactTag(this.textTags, chunk, 0) < 0 && cutAt(chunk, 0, this.textTags.prefixes, this.textMax) < 0))
       case Mode.Param:
-        return field === this.param && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.paramClose, false, this.closeRe) === ~chunk.length)
+        return this.showsParam(field) && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.paramClose, false, this.closeRe) === ~chunk.length)
       case Mode.Reasoning:
         return field === this.reasoning && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.reasoningClose, false, this.closeRe) === ~chunk.length)
       default:
@@ -281,10 +289,18 @@ export class Engine {
     }
   }
 
-  /** Feeds a chunk that `takesWhole` accepted for `field`: what `feed` does with it, by a shorter path. */
-  grow(chunk: string, field: Field): void {
+  /** Is `field` what a stream shows growing in the open param: its value, or its greedy view? */
+  private showsParam(field: Field): boolean {
+    if (field === this.param) return true
+    for (const v of this.tool!.views) if (v.active && v.field === field) return v.name === this.paramName
+    return false
+  }
+
+  /** Feeds a chunk that `takesWhole` accepted: what `feed` does with it, by a shorter path. */
+  grow(chunk: string): void {
     const body = this.tool === null ? null : this.tool.body
     if (body !== null) body.from = body.viewFrom = 0
+    const field = this.mode === Mode.Text ? this.text : this.mode === Mode.Param ? this.param! : this.reasoning!
     field.pushAt(chunk, this.pos)
     this.keep(chunk, this.pos, chunk.length)
   }

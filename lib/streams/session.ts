@@ -241,7 +241,7 @@ export class DiffSession {
       this.admit(chunk)
       this.received.push(chunk)
       const e = this.engine
-      e.grow(chunk, seen)
+      e.grow(chunk)
       if (e.shape !== this.seenShape) return this.step(false) // a greedy view opened
       const delta = seen.take()
       this.seenCore = seen.coreLength
