@@ -6,7 +6,7 @@
  *
  * Text and tool mode jump from tag to tag (text mode by indexOf of '<' and a table of the tags'
  * first characters, or the dialect's tag regex in '<'-dense text; tool mode by that regex: tags.ts);
- * param mode searches for the whole closing tag. A tag cut by the end of the input can only start
+ * param mode searches for its closing tag (exact-scan.ts). A tag cut by the end of the input can only start
  * among the window's last characters: it is kept aside (`carry`) and read again with the next
  * chunk. Completed blocks are frozen and never touched again (SPEC 3.8); the one open block is
  * rendered on demand (`render.ts`).
@@ -23,6 +23,7 @@ import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
 import type { Rope } from './rope.js'
 import { exactTagAt, nextExactTag, tables, type TagSet } from './tags.js'
+import { cutAt, findClose } from './exact-scan.js'
 import { ToolBody } from './greedy-body.js'
 import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
@@ -48,72 +49,6 @@ export interface ToolState {
 }
 
 const NO_VIEWS: readonly GreedyView[] = []
-
-/*
- * The exact scanners' searches (`cutAt`, `findClose`) are plain functions over their arguments
- * and the dialect's immutable tables, not methods reading the engine's fields, and the robust
- * options never run through the exact scanners: each stays specialised to its own profile.
- */
-
-/**
- * A tag candidate cut by the end of `w`: the last '<' at or after `from`, if it is among the last
- * `max` + 1 characters and what follows it is a prefix of a tag in `prefixes`; its index, or -1.
- * Only there can a tag cut by the end of the window start.
- */
-function cutAt(w: string, from: number, prefixes: Set<string>, max: number): number {
-  let s = -1
-  for (let k = w.indexOf('<', Math.max(from, w.length - max - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
-  return s >= 0 && prefixes.has(w.slice(s + 1)) ? s : -1
-}
-
-/** Is `w.slice(l)` a prefix of `close`? (Without the slice: this runs on every streamed chunk.) */
-function isPrefixAt(close: string, w: string, l: number): boolean {
-  const k = w.length - l
-  if (k > close.length) return false
-  for (let i = 1; i < k; i++) if (w.charCodeAt(l + i) !== close.charCodeAt(i)) return false
-  return true
-}
-
-/** findClose in a short window: each '<' looked at. */
-function findCloseShort(w: string, p: number, close: string, ended: boolean): number {
-  const n = w.length
-  for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
-    // most '<' in a value start no closing tag: one look at the '/' rejects them
-    if (l + 1 < n && w.charCodeAt(l + 1) !== 47) continue
-    if (w.startsWith(close, l)) return l
-    if (!ended && l > n - close.length && isPrefixAt(close, w, l)) return ~l
-  }
-  return ~n
-}
-
-/**
- * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
- * `cut` is the window's end or the start of a cut closing tag (unless the input has `ended`).
- */
-function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp): number {
-  const n = w.length
-  // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
-  // setup cost per call that only long texts repay
-  if (n - p < 256) return findCloseShort(w, p, close, ended)
-  // `nameRe` is the lenient closing tag's search (the name, at most LENIENT_SLACK blanks, '>'),
-  // a superset of `close` found by its name: V8 runs that bounded pattern with a skip table,
-  // 1.3-2.5x faster than indexOf of the whole closing tag in a long code body (the same pattern
-  // without the bounded blanks, or `</name>` itself, is not faster). A hit is the closing tag
-  // when `</` precedes it and it has no blanks; hits cannot overlap one (a name holds no '>').
-  const m = close.length - 2
-  nameRe.lastIndex = p + 2
-  for (let h = nameRe.exec(w); h !== null; h = nameRe.exec(w)) {
-    const i = h.index - 2
-    if (h[0].length === m && w.charCodeAt(i) === 60 && w.charCodeAt(i + 1) === 47) return i
-  }
-  // a cut closing tag can only start among the last close.length - 1 characters
-  if (!ended) {
-    for (let l = w.indexOf('<', Math.max(p, n - close.length + 1)); l >= 0; l = w.indexOf('<', l + 1)) {
-      if (close.startsWith(w.slice(l))) return ~l
-    }
-  }
-  return ~n
-}
 
 /*
  * Fields without `private` are the state that the stages beside the engine read (render.ts,
