@@ -26,18 +26,11 @@ export interface FieldMark {
 
 /**
  * `s.trimEnd()`, with the ASCII blanks that end most pieces (spaces, newlines) walked back here:
- * the builtin's call costs more than the walk on a streamed piece. Any other character past
- * ASCII may be white space to JavaScript (U+00A0, U+2028 ...), so the builtin decides those.
+ * the builtin's call costs more than the walk on a streamed piece.
  */
 function trimEnd(s: string): string {
-  let e = s.length
-  while (e > 0) {
-    const c = s.charCodeAt(e - 1)
-    if (c === 32 || (c >= 9 && c <= 13)) e--
-    else if (c < 128) break
-    else return s.trimEnd()
-  }
-  return e === s.length ? s : s.slice(0, e)
+  const e = bodyEnd(s)
+  return e < 0 ? s.trimEnd() : e === s.length ? s : s.slice(0, e)
 }
 
 /**
@@ -201,7 +194,7 @@ export class Field {
    */
   before(m: FieldMark): Field {
     const f = new Field(this.decode, this.src)
-    f.rope.reset(this.core.slice(0, m.length))
+    f.rope.reset(this.coreSlice(0, m.length))
     f.ws = m.ws
     f.held = m.held
     f.started = m.started
