@@ -223,6 +223,72 @@ t.test('backpressure: a full readable side stops the parser pulling input', asyn
   await done.catch(() => undefined)
 })
 
+t.test('a write with no callback is parsed at once when idle, and the same chunks as through the Writable wait for reads', async (t) => {
+  // the same operations on two parsers: one written as pipe writes (no callback: parsed by
+  // `write` itself when idle), one through the Writable's own path (a callback forces it); at
+  // every step both have parsed the same text and hold the same records, and in the end they
+  // have emitted the same records
+  const op = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('a', ' b', '<read_file><path>x', '</path></read_file>', '\n', '<', 'cont').map((c) => ({ kind: 'write' as const, c })) },
+    { weight: 2, arbitrary: fc.constant({ kind: 'read' as const, c: '' }) },
+  )
+  await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), async (ops, hwm, endEarly) => {
+    const direct = new BlockParser({ highWaterMark: hwm, writableHighWaterMark: 2, idGenerator: counter() })
+    const classic = new BlockParser({ highWaterMark: hwm, writableHighWaterMark: 2, idGenerator: counter() })
+    const got: [DiffRecord[], DiffRecord[]] = [[], []]
+    const both = [direct, classic] as const
+    const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
+    for (const o of ops) {
+      if (o.kind === 'write') {
+        direct.write(o.c)
+        classic.write(o.c, () => undefined)
+      } else {
+        both.forEach((p, k) => {
+          const r = p.read() as DiffRecord | null
+          if (r !== null) got[k].push(r)
+        })
+      }
+      await tick()
+      if (direct.text !== classic.text || direct.readableLength !== classic.readableLength) {
+        throw new Error(`after ${JSON.stringify(o)}: parsed ${JSON.stringify(direct.text)} / ${JSON.stringify(classic.text)}, holding ${direct.readableLength} / ${classic.readableLength} records`)
+      }
+    }
+    if (endEarly) both.forEach((p) => p.end())
+    await tick()
+    if (direct.readableLength !== classic.readableLength) throw new Error('the end ran before its records were read on one side only')
+    if (!endEarly) both.forEach((p) => p.end())
+    // read to the end
+    await Promise.all(both.map(async (p, k) => { for await (const r of p) got[k]!.push(r as DiffRecord) }))
+    if (json(got[0]) !== json(got[1])) throw new Error('different records')
+    const blocks = apply([], got[0])
+    if (json(blocks) !== json(parseAssistantMessage(direct.text, { final: true, idGenerator: counter() }))) throw new Error('records do not add up to the parse')
+  }), { numRuns: 300 })
+  t.pass('direct writes and Writable writes agree step by step')
+})
+
+t.test('a direct write that fills the readable side holds the next chunk unparsed and the end until a read', async (t) => {
+  const p = new BlockParser({ highWaterMark: 2, idGenerator: counter() })
+  t.equal(p.write('a'), true)
+  t.equal(p.write('b'), true, 'true, as the Writable returns for a chunk whose callback is held')
+  t.equal(p.readableLength, 2)
+  p.write('c')
+  p.write('d')
+  t.equal(p.text, 'ab', 'what follows the chunk that filled the readable side is not parsed')
+  t.equal(p.writableLength, 2, 'it waits in the Writable, counted')
+  p.read()
+  t.equal(p.text, 'abc', 'a read lets the held chunk in')
+  const q = new BlockParser({ highWaterMark: 2, idGenerator: counter() })
+  q.write('Hi <read_file>')
+  q.write('<path>a</path>')
+  const full = q.readableLength
+  q.end()
+  await new Promise((r) => setImmediate(r))
+  t.equal(q.readableLength, full, 'the end waits for a read too (its complete diffs are not pushed yet)')
+  const recs: DiffRecord[] = []
+  for await (const r of q) recs.push(r as DiffRecord)
+  t.same(apply([], recs), parseAssistantMessage('Hi <read_file><path>a</path>', { final: true, idGenerator: counter() }))
+})
+
 t.test('destroy() mid-stream emits close; errors reject pipeline; signal aborts', async (t) => {
   const parser = new BlockParser()
   parser.write('Hello <read_file><path>a')

@@ -73,6 +73,15 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
   private readonly session: DiffSession
   /** A write callback held while the readable side is full; `_read` releases it. */
   private waiting: ((error?: Error | null) => void) | null = null
+  /**
+   * A chunk written directly (see `write`) filled the readable side: what comes next waits for
+   * `_read`, as the callback of a chunk that `_write` parsed would (`waiting`). The next chunk is
+   * then held unparsed (`heldChunk`, its callback `heldCallback`), and so is the flush.
+   */
+  private blocked = false
+  private heldChunk: unknown = null
+  private heldCallback: ((error?: Error | null) => void) | null = null
+  private heldFlush: TransformCallback | null = null
   /** See {@link BlockParser.stopParsing}. */
   private parsingStopped = false
 
@@ -131,11 +140,33 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
   /**
    * Node's Writable throws synchronously on a `null` chunk; a parser must not throw from
    * `write()`, so that case fails the stream like any other bad chunk.
+   *
+   * A chunk written with no callback and no encoding (as `pipe` and `pipeline` write) to an idle
+   * parser (nothing buffered, held, corked or ended) is parsed here, without the Writable's
+   * buffer, callback and after-write tick: on a stream of 16-byte chunks those cost about as much
+   * as parsing the chunk. The outcome is the Writable's: an idle Writable hands the chunk to
+   * `_write` at once, which parses it and completes synchronously unless the chunk filled the
+   * readable side; then what follows waits for a read (`blocked`), as it would behind the held
+   * callback, and `write` returns `true` in both cases.
+   * @internal
    */
   override write(chunk: unknown, encoding?: BufferEncoding | ((error: Error | null | undefined) => void), cb?: (error: Error | null | undefined) => void): boolean {
     if (chunk === null) {
       this.destroy(this.session.invalidChunk(chunk))
       return false
+    }
+    if (encoding === undefined && cb === undefined && !this.blocked && !this.parsingStopped
+      && this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed) {
+      const before = this.readableLength
+      try {
+        this.session.push(chunk)
+      } catch (err) {
+        this.destroy(err as Error)
+        return false
+      }
+      const after = this.readableLength
+      if (after !== before && after >= this.readableHighWaterMark) this.blocked = true
+      return true
     }
     return super.write(chunk, encoding as BufferEncoding, cb)
   }
@@ -148,6 +179,12 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    */
   override _write(chunk: unknown, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.parsingStopped) return // held for good: see stopParsing
+    if (this.blocked) {
+      // behind a direct write that filled the readable side: parsed when it is read (`_read`)
+      this.heldChunk = chunk
+      this.heldCallback = callback
+      return
+    }
     const before = this.readableLength
     try {
       this.session.push(chunk)
@@ -163,6 +200,22 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
 
   /** @internal */
   override _read(): void {
+    if (this.blocked) {
+      this.blocked = false
+      const held = this.heldCallback
+      if (held !== null) {
+        const chunk = this.heldChunk
+        this.heldChunk = this.heldCallback = null
+        this._write(chunk, 'utf8', held)
+        return
+      }
+      const flush = this.heldFlush
+      if (flush !== null) {
+        this.heldFlush = null
+        this._flush(flush)
+      }
+      return
+    }
     const cb = this.waiting
     if (cb !== null) {
       this.waiting = null
@@ -172,6 +225,10 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
 
   /** @internal */
   override _flush(callback: TransformCallback): void {
+    if (this.blocked) {
+      this.heldFlush = callback
+      return
+    }
     try {
       this.session.end()
     } catch (err) {
