@@ -23,7 +23,7 @@ import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
 import type { Rope } from './rope.js'
 import { exactTagAt, nextExactTag, tables, type TagSet } from './tags.js'
-import { cutAt, findClose } from './exact-scan.js'
+import { closeFree, cutAt, findClose } from './exact-scan.js'
 import { ToolBody } from './greedy-body.js'
 import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
@@ -212,13 +212,23 @@ export class Engine {
       if (this.mode === Mode.Reasoning) return field === this.reasoning
       return this.mode === Mode.Param && this.showsParam(field) && (!this.o.decodeEntities || this.o.hidePartialTags || chunk.indexOf('&') < 0)
     }
+    // the searches from the chunk's first '<', found once
     switch (this.mode) {
-      case Mode.Text:
-        return field === this.text && (chunk.indexOf('<') < 0 || (nextExactTag(this.textTags, chunk, 0) < 0 && cutAt(chunk, 0, this.textTags.prefixes, this.textMax) < 0))
-      case Mode.Param:
-        return this.showsParam(field) && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.paramClose, false, this.closeRe) === ~chunk.length)
-      case Mode.Reasoning:
-        return field === this.reasoning && (chunk.indexOf('<') < 0 || findClose(chunk, 0, this.reasoningClose, false, this.closeRe) === ~chunk.length)
+      case Mode.Text: {
+        if (field !== this.text) return false
+        const first = chunk.indexOf('<')
+        return first < 0 || (nextExactTag(this.textTags, chunk, 0, first) < 0 && cutAt(chunk, first, this.textTags.prefixes, this.textMax) < 0)
+      }
+      case Mode.Param: {
+        if (field !== this.param && !this.showsParam(field)) return false
+        const first = chunk.indexOf('<')
+        return first < 0 || closeFree(chunk, first, this.paramClose)
+      }
+      case Mode.Reasoning: {
+        if (field !== this.reasoning) return false
+        const first = chunk.indexOf('<')
+        return first < 0 || closeFree(chunk, first, this.reasoningClose)
+      }
       default:
         return false
     }

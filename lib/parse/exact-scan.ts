@@ -13,9 +13,9 @@
  * Only there can a tag cut by the end of the window start.
  */
 export function cutAt(w: string, from: number, prefixes: Set<string>, max: number): number {
-  let s = -1
-  for (let k = w.indexOf('<', Math.max(from, w.length - max - 1)); k >= 0; k = w.indexOf('<', k + 1)) s = k
-  return s >= 0 && prefixes.has(w.slice(s + 1)) ? s : -1
+  // one search from the end, not one per '<' in the last characters
+  const s = w.lastIndexOf('<')
+  return s >= from && s >= w.length - max - 1 && prefixes.has(w.slice(s + 1)) ? s : -1
 }
 
 /** Is `w.slice(l)` a prefix of `close`? (Without the slice: this runs on every streamed chunk.) */
@@ -23,6 +23,21 @@ function isPrefixAt(close: string, w: string, l: number): boolean {
   const k = w.length - l
   if (k > close.length) return false
   for (let i = 1; i < k; i++) if (w.charCodeAt(l + i) !== close.charCodeAt(i)) return false
+  return true
+}
+
+/**
+ * Does `w`, a streamed chunk whose first '<' is at `first`, hold no closing tag `close`, whole or
+ * cut by its end? What findClose(w, 0, close, false) === ~w.length says, from the '<' the caller
+ * already found (takesWhole).
+ */
+export function closeFree(w: string, first: number, close: string): boolean {
+  const n = w.length
+  if (n >= 256) return false // findClose's long-window search decides those
+  for (let l = first; l >= 0; l = w.indexOf('<', l + 1)) {
+    if (l + 1 < n && w.charCodeAt(l + 1) !== 47) continue
+    if (w.startsWith(close, l) || (l > n - close.length && isPrefixAt(close, w, l))) return false
+  }
   return true
 }
 

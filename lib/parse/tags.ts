@@ -129,10 +129,10 @@ export const DENSE_GAP = 32
  * indexOf call per '<' (~7 ns each), so the scan hands the rest to it. Either way every '<' is
  * looked at once: linear.
  */
-export function nextExactTag(tags: TagSet, w: string, p: number): number {
+export function nextExactTag(tags: TagSet, w: string, p: number, first = w.indexOf('<', p)): number {
   let run = p
   let dense = 0
-  for (let i = w.indexOf('<', p); i >= 0; i = w.indexOf('<', i + 1)) {
+  for (let i = first; i >= 0; i = w.indexOf('<', i + 1)) {
     if (tags.pairIndex[pairKey(w.charCodeAt(i + 1), w.charCodeAt(i + 2))] !== 0 && exactTagAt(tags, w, i) !== null) return i
     if (i - run < DENSE_GAP * (dense + 1)) {
       if (++dense >= DENSE_RUN) {
