@@ -30,6 +30,15 @@ function hintFor(hint: AppendHint | readonly AppendHint[] | undefined, index: nu
   return undefined
 }
 
+/**
+ * `b.startsWith(a)`. V8's startsWith compares character by character (2-3 ns each: 40-60 us
+ * for an 18 KB value), where a slice (no copy) and `===` compare by memcmp (under 1 us): the
+ * differ compares whole values when a block completes. @internal
+ */
+export function hasPrefix(b: string, a: string): boolean {
+  return a.length <= b.length && (a.length < 32 ? b.startsWith(a) : b.slice(0, a.length) === a)
+}
+
 function stringDiff(out: BlockDiff[], index: number, path: string, a: string | undefined, b: string, hints: AppendHint | readonly AppendHint[] | undefined): void {
   const hint = hintFor(hints, index, path)
   if (hint !== undefined && a !== undefined) {
@@ -37,7 +46,7 @@ function stringDiff(out: BlockDiff[], index: number, path: string, a: string | u
     return
   }
   if (a === b) return
-  if (a !== undefined && b.length > a.length && b.startsWith(a)) out.push({ op: 'append', index, path, text: b.slice(a.length) })
+  if (a !== undefined && b.length > a.length && hasPrefix(b, a)) out.push({ op: 'append', index, path, text: b.slice(a.length) })
   else out.push({ op: 'set', index, path, value: b })
 }
 

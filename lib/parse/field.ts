@@ -163,8 +163,13 @@ export class Field {
 
   /** `core.slice(from, to)`, cut from the Rope's batches without flattening `core`. */
   coreSlice(from: number, to: number): string {
-    if (this.lazyLen > 0) this.materialize()
-    return this.rope.slice(from, to)
+    const kept = this.rope.length
+    if (this.lazyLen === 0 || to <= kept) return this.rope.slice(from, to)
+    // the part in the lazy run is cut from `src`'s flat batches: materializing the run first and
+    // cutting that (a cons string of the batches) would copy the whole run flat
+    const end = Math.min(to, kept + this.lazyLen)
+    const run = this.src!.slice(this.lazyFrom + Math.max(from - kept, 0), this.lazyFrom + end - kept)
+    return from >= kept ? run : this.rope.slice(from, kept) + run
   }
 
   /** Length of `core`, without building it. */

@@ -11,7 +11,7 @@ import { Engine } from '../parse/engine.js'
 import { Rope } from '../parse/rope.js'
 import type { Field } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
-import { applyDiff, diffBlock, diffBlocks, type AppendHint } from '../diff/diff.js'
+import { applyDiff, diffBlock, diffBlocks, hasPrefix, type AppendHint } from '../diff/diff.js'
 
 /**
  * Options of the streaming parsers ({@link BlockParser}, {@link parseStream},
@@ -344,7 +344,7 @@ export class DiffSession {
         if (seen.length === 0) appended = ext.length === 0 ? delta : delta + ext
         else {
           const grown = delta.length > 0 ? delta + ext : ext
-          if (grown.startsWith(seen)) appended = grown.length === seen.length ? '' : grown.slice(seen.length)
+          if (hasPrefix(grown, seen)) appended = grown.length === seen.length ? '' : grown.slice(seen.length)
         }
       }
     }
@@ -413,7 +413,7 @@ export class DiffSession {
       const was = seen.size > 0 ? seen.get(g.path) : g.path === this.seenPath && this.seenField !== null ? { field: this.seenField, ext: this.seenExt } : undefined
       if (was === undefined || was.field !== g.field) continue
       const grown = delta.length > 0 ? delta + g.ext : g.ext
-      if (grown.startsWith(was.ext)) hints.push({ index: this.seenDone, path: g.path, text: grown.slice(was.ext.length) })
+      if (hasPrefix(grown, was.ext)) hints.push({ index: this.seenDone, path: g.path, text: grown.slice(was.ext.length) })
     }
     seen.clear()
     for (const g of now) seen.set(g.path, { field: g.field, ext: g.ext })
