@@ -238,7 +238,9 @@ export class DiffSession {
     if (seen !== null && typeof chunk === 'string' && this.lean && this.seenExt.length === 0 && !this.sawBytes && this.engine.takesWhole(chunk, seen)) {
       // the usual streamed chunk, which only grows the value the consumer saw growing: fed by
       // the engine's shorter path and sent as an append without asking the engine what changed
-      this.admit(chunk)
+      // admit's first test, here: the call is not inlined (its error path is too big)
+      if (!this.exact && 3 * (this.chars + chunk.length) <= this.maxBytes) this.chars += chunk.length
+      else this.admit(chunk)
       this.received.push(chunk)
       const e = this.engine
       e.grow(chunk)
