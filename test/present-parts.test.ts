@@ -297,6 +297,24 @@ t.test('Display: a tool view follows a field that is not the open one, and a hel
   t.same([first, fresh.partials[1]!.params.content], ['a', 'ab'], 'read from the block when the field is not open')
 })
 
+t.test('Display: a tool field that grew and was then closed by another change is read from the block', async (t) => {
+  // diffs applied together (`_writev`): an append to the open field, then a change applied
+  // otherwise (a new block after it), then one update
+  const { snap, d, partials } = display()
+  snap.apply({ op: 'add', index: 0, block: tool({ path: 'a', content: 'x' }) })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  d.show(b)
+  const first = partials[0]!.params
+  snap.append(b, 'params.content', 'y')
+  d.appended(b, 'y')
+  snap.apply({ op: 'add', index: 1, block: text('later') })
+  d.show(b)
+  t.same(partials.map((v) => ({ ...v.params })), [{ path: 'a', content: 'x' }, { path: 'a', content: 'xy' }])
+  t.not(partials[1]!.params, first, 'a fresh copy of the params')
+  t.same(first, { path: 'a', content: 'x' }, 'the earlier view was not written to')
+})
+
 t.test('Display: a reader that comes when the block completes gets its whole cleaned text', async (t) => {
   const { snap, d, events, listen } = display({ say: false })
   snap.apply({ op: 'add', index: 0, block: text('a <think>b') })
