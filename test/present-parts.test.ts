@@ -149,14 +149,14 @@ t.test('Display: a growing text block is said when its display text changes, cle
   t.same(said, [], 'nothing to show yet')
   for (const piece of ['<thinking>', 'plan', '</thinking> ', 'Reading', ' <read_fi', 'le>x']) {
     snap.append(b, 'content', piece)
-    d.appended(b, 'content', piece)
+    d.appended(b, piece)
     d.show(b)
   }
   t.same(said.map((m) => m.content), ['plan', 'plan ', 'plan Reading', 'plan Reading <read_file>x'],
     'the opening tag alone and a partial tag at the end change nothing that is shown')
   t.ok(said.every((m) => m.partial && m.type === 'text'))
   snap.append(b, 'content', '\n```xml')
-  d.appended(b, 'content', '\n```xml')
+  d.appended(b, '\n```xml')
   ;(b as { partial: boolean }).partial = false
   d.touched()
   d.show(b)
@@ -173,7 +173,7 @@ t.test('Display: every update equals cleanDisplayText of the text so far, and no
     for (const p of pieces) {
       all += p
       snap.append(b, 'content', p)
-      d.appended(b, 'content', p)
+      d.appended(b, p)
       const before = said.length
       d.show(b)
       if (said.length > before && said.at(-1)!.content !== cleanDisplayText(all, true)) throw new Error(`differs on ${json(pieces)}`)
@@ -204,7 +204,7 @@ t.test('Display: a `set` cleans the block again; cleanText false shows the raw t
   raw.snap.apply({ op: 'add', index: 1, block: { type: 'reasoning', reasoning: 'hm', partial: true } })
   raw.d.reset(raw.snap.live[1])
   raw.snap.append(raw.snap.live[1]!, 'reasoning', ' <x')
-  raw.d.appended(raw.snap.live[1]!, 'reasoning', ' <x')
+  raw.d.appended(raw.snap.live[1]!, ' <x')
   raw.d.show(raw.snap.live[1]!)
   t.same(raw.said.at(-1), { type: 'reasoning', content: 'hm <x', partial: true })
 })
@@ -220,7 +220,7 @@ t.test('Display: onToolPartial gets a new view per change, whose params are the 
   const seen: string[] = []
   for (const piece of ['.t', 's']) {
     snap.append(b, 'params.path', piece)
-    d.appended(b, 'params.path', piece)
+    d.appended(b, piece)
     d.show(b)
     seen.push(partials.at(-1)!.params.path!)
   }
@@ -237,9 +237,9 @@ t.test('Display: onToolPartial gets a new view per change, whose params are the 
   t.same(partials.at(-1)!.params, { path: 'a.ts', content: 'x' })
   const c = snap.live[0]!
   snap.append(c, 'params.content', 'y')
-  d.appended(c, 'params.content', 'y')
+  d.appended(c, 'y')
   snap.append(c, 'params.path', '!')
-  d.appended(c, 'params.path', '!')
+  d.appended(c, '!')
   d.show(c)
   t.same(partials.at(-1)!.params, { path: 'a.ts!', content: 'xy' })
   t.equal(partials.at(-1)!.partial, true)
@@ -256,13 +256,13 @@ t.test('Display: with no say hook and no text listener nothing is cleaned; a lis
   const b = snap.live[0]!
   for (const piece of [' b', '</thinking> c']) {
     snap.append(b, 'content', piece)
-    d.appended(b, 'content', piece)
+    d.appended(b, piece)
     t.equal(d.show(b), undefined)
   }
   t.same(events, [])
   listen()
   snap.append(b, 'content', ' d')
-  d.appended(b, 'content', ' d')
+  d.appended(b, ' d')
   d.show(b)
   t.same(events, [{ type: 'text', content: 'a b c d', partial: true }], 'cleaned from the whole text when a reader came')
 })
@@ -276,7 +276,7 @@ t.test('Display: a tool view follows a field that is not the open one, and a hel
   d.show(b)
   // the tool is not the last block: its appends come through the checked path, not the rope
   snap.apply({ op: 'append', index: 0, path: 'params.content', text: 'x' })
-  d.appended(snap.live[0]!, 'params.content', 'x')
+  d.appended(snap.live[0]!, 'x')
   t.equal(d.show(snap.live[0]!), undefined, 'held back by the cadence')
   t.equal(partials.length, 1)
   ;(b as { partial: boolean }).partial = false
@@ -292,9 +292,27 @@ t.test('Display: a tool view follows a field that is not the open one, and a hel
   fresh.d.show(fresh.snap.live[0]!)
   const first = fresh.partials[0]!.params.content
   fresh.snap.apply({ op: 'append', index: 0, path: 'params.content', text: 'b' })
-  fresh.d.appended(fresh.snap.live[0]!, 'params.content', 'b')
+  fresh.d.appended(fresh.snap.live[0]!, 'b')
   fresh.d.show(fresh.snap.live[0]!)
   t.same([first, fresh.partials[1]!.params.content], ['a', 'ab'], 'read from the block when the field is not open')
+})
+
+t.test('Display: a tool field that grew and was then closed by another change is read from the block', async (t) => {
+  // diffs applied together (`_writev`): an append to the open field, then a change applied
+  // otherwise (a new block after it), then one update
+  const { snap, d, partials } = display()
+  snap.apply({ op: 'add', index: 0, block: tool({ path: 'a', content: 'x' }) })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  d.show(b)
+  const first = partials[0]!.params
+  snap.append(b, 'params.content', 'y')
+  d.appended(b, 'y')
+  snap.apply({ op: 'add', index: 1, block: text('later') })
+  d.show(b)
+  t.same(partials.map((v) => ({ ...v.params })), [{ path: 'a', content: 'x' }, { path: 'a', content: 'xy' }])
+  t.not(partials[1]!.params, first, 'a fresh copy of the params')
+  t.same(first, { path: 'a', content: 'x' }, 'the earlier view was not written to')
 })
 
 t.test('Display: a reader that comes when the block completes gets its whole cleaned text', async (t) => {
@@ -303,7 +321,7 @@ t.test('Display: a reader that comes when the block completes gets its whole cle
   d.reset(snap.live[0])
   const b = snap.live[0]!
   snap.append(b, 'content', '\n```js')
-  d.appended(b, 'content', '\n```js')
+  d.appended(b, '\n```js')
   d.show(b)
   listen()
   ;(b as { partial: boolean }).partial = false
@@ -319,7 +337,7 @@ t.test('Display: with a cadence, a partial update too soon after the last is hel
   const b = snap.live[0]!
   d.show(b)
   snap.append(b, 'content', 'b')
-  d.appended(b, 'content', 'b')
+  d.appended(b, 'b')
   d.show(b)
   t.same(said.map((m) => m.content), ['a'], 'held back')
   ;(b as { partial: boolean }).partial = false

@@ -203,6 +203,19 @@ t.test('errors reject pipeline and are never thrown from write()', async (t) => 
   await t.rejects(pipeline(Readable.from(['hello']), createBlockParser(), p4), { message: 'terminal gone' })
   const p5 = createPresenter({ say: async () => { throw new Error('async gone') }, executeTool: () => '' })
   await t.rejects(pipeline(Readable.from(['hello']), createBlockParser(), p5), { message: 'async gone' })
+  // a hook that fails on a later update, an append presented by write() itself: the stream
+  // fails with it, write() returns normally, and what was shown before stays shown
+  const shown: string[] = []
+  const p7 = createPresenter({
+    onToolPartial: (b) => { if (b.params.path === 'a.tsx') throw new Error('preview gone'); shown.push(b.params.path!) },
+    executeTool: () => '',
+  })
+  p7.write({ op: 'add', index: 0, block: { type: 'tool_use', name: 'read_file', params: { path: 'a.ts' }, partial: true, call_id: 'c1', isNativeToolCall: false } })
+  t.doesNotThrow(() => p7.write({ op: 'append', index: 0, path: 'params.path', text: 'x' }))
+  const [e7] = await once(p7, 'error')
+  t.match(e7, { message: 'preview gone' })
+  t.same(shown, ['a.ts'])
+  t.same(p7.blocks[0], { type: 'tool_use', name: 'read_file', params: { path: 'a.tsx' }, partial: true, call_id: 'c1', isNativeToolCall: false }, 'the append was applied')
   // upstream errors tear the presenter down too
   const p6 = createPresenter({ executeTool: () => '' })
   await t.rejects(pipeline(Readable.from([{ not: 'text' }]), createBlockParser(), p6), { code: 'ERR_INVALID_CHUNK' })

@@ -72,13 +72,13 @@ export class Display {
    * updated in place from one update to the next (`null`: to be copied from the block).
    */
   private toolParams: Record<string, string> | null = null
-  /** The path of the one field appended to since the last tool update ('' if none). */
-  private toolPath = ''
+  /**
+   * The one field appended to since the last tool update, as the Snapshot numbers its open field
+   * (`Snapshot.openFieldOf`; -1: none).
+   */
+  private toolField = -1
   /** Another field changed too: `toolParams` is copied again at the next update. */
   private toolStale = false
-  /** `toolPath`'s param name, cut once per field (a slice per update is slow). */
-  private keyPath = ''
-  private key = ''
 
   // the hooks and options, read once per diff: kept here rather than behind `hooks` and
   // `cadence`, one load instead of two on the per-diff path
@@ -116,19 +116,25 @@ export class Display {
     this.shownGeneration = -1
     if (this.paced) this.cadence.reset()
     this.toolParams = null
-    this.toolPath = ''
+    this.toolField = -1
     this.cleaning = false
     if (b !== undefined && b.type === 'text' && this.cleanText && this.readers()) this.startCleaning(b)
   }
 
-  /** The cursor block `b` grew by `text` at `path` (its content, for a text block). */
-  appended(b: Block, path: string, text: string): void {
+  /**
+   * The cursor block `b` grew by `text` (at its content, for a text block). For a tool block, the
+   * field that grew is the Snapshot's open field, unless the append was applied otherwise (then
+   * the params are copied again).
+   */
+  appended(b: Block, text: string): void {
     this.dirty = true
     if (b.type === 'text') {
       if (this.cleaning) this.cleaner.append(text)
     } else if (b.type === 'tool_use' && this.toolParams !== null) {
-      if (this.toolPath === '') this.toolPath = path
-      else if (path !== this.toolPath) this.toolStale = true
+      const field = this.snap.openFieldOf(b)
+      if (field === -1) this.toolStale = true
+      else if (this.toolField === -1) this.toolField = field
+      else if (field !== this.toolField) this.toolStale = true
     }
   }
 
@@ -240,17 +246,20 @@ export class Display {
       this.snap.sync()
       params = this.toolParams = { ...b.params }
       this.toolStale = false
-    } else if (this.toolPath !== '') {
-      const path = this.toolPath
-      if (path !== this.keyPath) {
-        this.keyPath = path
-        this.key = path.slice(7)
+    } else if (this.toolField !== -1) {
+      if (this.toolField === this.snap.openFieldOf(b)) {
+        // a plain store: no param is named __proto__ (checkBlock refuses it), and this object is
+        // the Display's own, so no own-property test is needed
+        params[this.snap.openParam] = this.snap.openValue()
+      } else {
+        // that field was closed since (a change applied otherwise, which also marks the params
+        // stale): copy them
+        this.snap.sync()
+        params = this.toolParams = { ...b.params }
       }
-      // a plain store: no param is named __proto__ (checkBlock refuses it), and this object is
-      // the Display's own, so no own-property test is needed
-      params[this.key] = this.snap.valueAt(b, path)
     }
-    this.toolPath = ''
+    this.toolField = -1
+    this.toolStale = false
     const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
     if (b.truncated === true) v.truncated = true
     return v

@@ -71,6 +71,12 @@ export class Snapshot {
   private openPath = ''
   /** The param name of an open tool field, cut from its path once (a sliced key per append is slow). */
   private openKey = ''
+  /**
+   * Changes whenever a field is opened or the open one is closed: a reader that saw the same
+   * number knows the same field is open, without comparing paths (a diff's path is a new string
+   * each time, and comparing it costs a builtin call).
+   */
+  private openSerial = 0
   private readonly rope = new Rope()
   /** The open block's field lags behind `rope`: see {@link Snapshot.sync}. */
   private stale = false
@@ -109,6 +115,7 @@ export class Snapshot {
       this.openBlock = b
       this.openPath = path
       this.openKey = b.type === 'tool_use' ? path.slice(7) : ''
+      this.openSerial++
       this.rope.reset(v)
     }
     this.rope.push(text)
@@ -117,12 +124,24 @@ export class Snapshot {
   }
 
   /**
-   * The value of `b`'s field at `path` (one that {@link Snapshot.append} accepted or a checked
-   * path), without writing the open field back to the block: for a reader that wants one value.
+   * Which field is open, if it is one of `b`'s: a number that stays the same while that field
+   * stays open (see {@link Snapshot.openValue}), or -1 if no field of `b` is open.
    */
-  valueAt(b: Block, path: string): string {
-    if (b === this.openBlock && path === this.openPath) return this.rope.value
-    return fieldAt(b, path)!
+  openFieldOf(b: Block): number {
+    return b === this.openBlock ? this.openSerial : -1
+  }
+
+  /** The param name of the open field, a tool block's (`''` for a text or reasoning block). */
+  get openParam(): string {
+    return this.openKey
+  }
+
+  /**
+   * The open field's value, without writing it back to its block: for a reader that wants that
+   * one value (there must be an open field: see {@link Snapshot.openFieldOf}).
+   */
+  openValue(): string {
+    return this.rope.value
   }
 
   /** Applies a diff that {@link Snapshot.check} accepted (an append included). */
@@ -159,5 +178,6 @@ export class Snapshot {
     this.sync()
     this.openBlock = null
     this.openPath = ''
+    this.openSerial++
   }
 }

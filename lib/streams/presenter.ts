@@ -230,10 +230,49 @@ export class Presenter extends Writable {
   override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
     if (encoding === undefined && callback === undefined && this.direct && !this.busy && chunk !== null
       && this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null) {
-      this.serial(DIRECT, chunk, this.directDone)
+      if (!this.grow(chunk)) this.serial(DIRECT, chunk, this.directDone)
       return true
     }
     return super.write(chunk, encoding as BufferEncoding, callback as Callback)
+  }
+
+  /**
+   * The common record, presented by `write` without the task queue's dispatch: an `append` that
+   * grows the cursor block, the last block and still partial, of a message not stopped (almost
+   * every diff of a stream). Returns `false`, having done nothing, for any other record: `serial`
+   * then presents it, with the same outcome.
+   */
+  private grow(chunk: unknown): boolean {
+    if (this.stopped !== null || typeof chunk !== 'object') return false
+    const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
+    const i = this.index
+    const snap = this.snap
+    if (d.op !== 'append' || d.index !== i || i !== snap.length - 1 || typeof d.text !== 'string') return false
+    const b = snap.live[i]!
+    // `append` checks that the path names a string field of the block (blocks never hold a param
+    // named __proto__); the index and text were checked above
+    if (!b.partial || !snap.append(b, d.path as string, d.text)) return false
+    this.display.appended(b, d.text)
+    this.busy = true
+    this.inflight = 0
+    let p: Maybe
+    try {
+      p = this.display.show(b)
+    } catch (err) {
+      this.busy = false
+      this.settle(this.directDone, err)
+      return true
+    }
+    if (p === undefined) {
+      this.busy = false
+      // a record the hook wrote meanwhile waits its turn (a UI update never interrupts, so no
+      // teardown is due)
+      if (this.waiting.length > 0) this.settle(this.directDone, undefined)
+    } else {
+      this.cork()
+      this.settleLater(p, this.directDone, true)
+    }
+    return true
   }
 
   /** @internal */
@@ -401,7 +440,7 @@ export class Presenter extends Writable {
       const b = snap.live[d.index]!
       if (snap.append(b, d.path, d.text)) {
         if (d.index !== cursor) return undefined
-        this.display.appended(b, d.path, d.text)
+        this.display.appended(b, d.text)
         return b
       }
     }
@@ -435,7 +474,7 @@ export class Presenter extends Writable {
         snap.apply(d)
         if (d.index === cursor) {
           const b = snap.live[cursor]!
-          if (d.op === 'append') this.display.appended(b, d.path, d.text)
+          if (d.op === 'append') this.display.appended(b, d.text)
           else this.display.changed(b)
         }
     }
