@@ -164,6 +164,10 @@ const CASES = [
     make: (n) => { const t = proseDenseMessage(n); return [t, chunk(t, 16)] },
   },
   {
+    item: '16', label: 'cline, 16-byte chunks: a content value full of `</conten` and `</` (each chunk\'s `</` checked against the closing tag on the shorter path, closeFree)', opts: {}, sizes: [256 * KB, 1 * MB],
+    make: (n) => { const t = '<write_to_file><path>a</path><content>' + fill('</conten </ a</', n); return [t, chunk(t, 16)] },
+  },
+  {
     item: '16', label: "lenientTags, one-shot: '<', 60 blanks, `read_file`, 60 blanks, `x` (the lenient regex's blank runs)", opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [fill('<' + ' '.repeat(60) + 'read_file' + ' '.repeat(60) + 'x', n), null],
   },

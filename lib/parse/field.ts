@@ -149,10 +149,14 @@ export class Field {
    */
   ext(tail: string, hideHeld = false): string {
     const held = hideHeld ? '' : this.held
-    const t = tail.length > 0 ? tail.trimEnd() : ''
+    // (the local trimEnd and the tests for '' spare builtin calls: a stream asks after every
+    // chunk that carries a cut tag)
+    const t = tail.length > 0 ? trimEnd(tail) : ''
     if (t.length === 0) return held
     if (!this.started) return t.trimStart()
-    return held + this.ws + t
+    const ws = this.ws
+    if (held.length === 0) return ws.length === 0 ? t : ws + t
+    return held + ws + t
   }
 
   /** The value so far without its rendering tail; it only ever grows by appending. */
