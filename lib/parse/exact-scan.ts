@@ -32,19 +32,14 @@ function isPrefixAt(close: string, w: string, l: number): boolean {
  * already found (takesWhole).
  */
 export function closeFree(w: string, first: number, close: string): boolean {
-  const n = w.length
-  if (n >= 256) return false // findClose's long-window search decides those
-  for (let l = first; l >= 0; l = w.indexOf('<', l + 1)) {
-    if (l + 1 < n && w.charCodeAt(l + 1) !== 47) continue
-    if (w.startsWith(close, l) || (l > n - close.length && isPrefixAt(close, w, l))) return false
-  }
-  return true
+  // a long window is findClose's name search's to decide
+  return w.length < 256 && findCloseShort(w, 0, close, false, first) === ~w.length
 }
 
-/** findClose in a short window: each '<' looked at. */
-function findCloseShort(w: string, p: number, close: string, ended: boolean): number {
+/** findClose in a short window: each '<' looked at, from `first` (the first '<' at or after `p`). */
+function findCloseShort(w: string, p: number, close: string, ended: boolean, first = w.indexOf('<', p)): number {
   const n = w.length
-  for (let l = w.indexOf('<', p); l >= 0; l = w.indexOf('<', l + 1)) {
+  for (let l = first; l >= 0; l = w.indexOf('<', l + 1)) {
     // most '<' in a value start no closing tag: one look at the '/' rejects them
     if (l + 1 < n && w.charCodeAt(l + 1) !== 47) continue
     if (w.startsWith(close, l)) return l
