@@ -58,9 +58,10 @@ function bareTransform() {
 // awaiting caller, that alone costs much more than the bare Transform (3.3 ms against 2.5 ms per
 // 200 KB stream in the run that added this row). Measured then with a minimal harness: the kept
 // data of finished streams survived young-generation collections and was promoted (~1.6 MB per
-// scavenge, against a few KB for the bare Transform), and Transform._write's own time doubled in a
-// CPU profile; resolving on the sink's 'finish' instead of waiting for every stream's 'close', as
-// pipeline does, made most of it go away. The bare floor pays none of that; this row shows how much
+// scavenge for the BlockParser, a few KB with the same streams joined by .pipe()), since stream
+// objects promoted while it ran keep it alive until a full collection; Transform._write's own time
+// doubled in a CPU profile; resolving on the sink's 'finish' instead of waiting for every stream's
+// 'close', as pipeline does, made most of it go away. The bare floor pays none of that; this row shows how much
 // of the BlockParser's distance to the floor it accounts for.
 function keepingTransform() {
   const kept = []
@@ -177,7 +178,7 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
   const bytes = Buffer.byteLength(m)
   const chunks = chunk(m, CHUNK)
   const big = size > MB
-  // samples taken round-robin, so a change in machine load affects the three alike
+  // samples taken round-robin, so a change in machine load affects them all alike
   const fns = [() => streamParser(chunks), () => streamFloor(chunks), async () => parseAssistantMessage(m)]
   if (!big) fns.push(() => streamKeeping(chunks)) // the informational row, at 200 KB only
   const [parser, bare, single, keeping] = await measureInterleavedAsync(
@@ -229,7 +230,6 @@ const naive200exp = base.ms * (r200.bytes / base.bytes) ** Math.min(2, exponents
 // ------------------------------------------------------------------------------------------------
 // tables
 
-const r200k = results[200 * KB]
 const perKB = (ms, bytes) => (ms * 1000) / (bytes / KB) // µs per KB
 console.log('### BlockParser vs floor (16-byte string chunks, `Readable.from(chunks) → transform → no-op Writable`)\n')
 console.log(mdTable(
@@ -237,7 +237,7 @@ console.log(mdTable(
   [r200, r2m, r16m].map((r) => [fmtSize(r.bytes), r.chunks.toLocaleString('en-US'), num(r.parser), num(perKB(r.parser, r.bytes)), num(r.bare), num(r.single), num(r.floor), `${num(r.parser / r.floor)}×`]),
 ))
 console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 timed samples after warm-up, BlockParser / bare Transform / single-shot sampled round-robin.\n')
-console.log(`Informational (not a target), 200 KB, sampled in the same round-robin: the bare Transform that also keeps the chunks it passed (references in an array) takes ${num(r200k.keeping)} ms, ${num(r200k.keeping / r200k.bare)}× the bare one; the BlockParser takes ${num(r200k.parser / (r200k.keeping + r200k.single))}× (that Transform + the single-shot parse).\n`)
+console.log(`Informational (not a target), 200 KB, sampled in the same round-robin: the bare Transform that also keeps the chunks it passed (references in an array) takes ${num(r200.keeping)} ms, ${num(r200.keeping / r200.bare)}× the bare one; the BlockParser takes ${num(r200.parser / (r200.keeping + r200.single))}× (that Transform + the single-shot parse).\n`)
 
 console.log('### Re-parse strategies at 200 KB\n')
 console.log(mdTable(['strategy', 'time for the 200 KB stream', 'vs BlockParser (resume)'], [
