@@ -14,6 +14,9 @@
 //    growth exponent measured from 20 to 40 KB is printed as a cross-check);
 //    target: the BlockParser is >= 1000x faster;
 //  - reparse: 'resume' (default) against reparse: 'full' at 200 KB;
+//  - informational, at 200 KB in the same round-robin: a bare Transform that keeps the chunks it
+//    passed, and the BlockParser and the bare Transform fed by a class-based source (ArraySource)
+//    instead of Readable.from;
 //  - peak RSS of a 2 MB stream, measured in a fresh child process (`--rss` mode below) so that
 //    nothing else this script does is in the figure.
 //
@@ -54,15 +57,10 @@ function bareTransform() {
 }
 
 // Informational, not a target: the bare Transform plus one thing every parser stage must do, keep
-// what it was given (here only references to the chunks, in an array). Under `pipeline` behind an
-// awaiting caller, that alone costs much more than the bare Transform (3.3 ms against 2.5 ms per
-// 200 KB stream in the run that added this row). Measured then with a minimal harness: the kept
-// data of finished streams survived young-generation collections and was promoted (~1.6 MB per
-// scavenge for the BlockParser, a few KB with the same streams joined by .pipe()), since stream
-// objects promoted while it ran keep it alive until a full collection; Transform._write's own time
-// doubled in a CPU profile; resolving on the sink's 'finish' instead of waiting for every stream's
-// 'close', as pipeline does, made most of it go away. The bare floor pays none of that; this row shows how much
-// of the BlockParser's distance to the floor it accounts for.
+// what it was given (here only references to the chunks, in an array). Under `pipeline` from a
+// `Readable.from` source, that alone costs more than the bare Transform: see ArraySource below for
+// why. The bare floor pays none of that; this row shows how much of the BlockParser's distance to
+// the floor it accounts for.
 function keepingTransform() {
   const kept = []
   return new Transform({
@@ -74,6 +72,36 @@ function keepingTransform() {
       cb(null, { op: 'append', index: 0, path: 'content', text: c })
     },
   })
+}
+
+// Informational, not a target: the same chunks from a source whose `_read` is a method of its
+// class (as fs and http streams have), one chunk per `_read` like Readable.from's. Measured when
+// this row was added: after a pipeline from `Readable.from(chunks)` (or `Readable.from` of an async
+// generator) has ended, what its stages still reference survives the next young-generation
+// collections and is promoted, though nothing can reach it (a full collection frees it). It takes
+// pipeline's end-of-stream listeners on the source (with `.pipe()` it does not happen) and a source
+// whose `_read` is a closure set on the instance after construction, holding the stream (as
+// Readable.from sets it); with this class, with `new Readable({ read })`, or with the async
+// iterable passed to pipeline itself, it does not happen. A stage that keeps nothing, as the bare
+// floor, loses nothing by it; a parser, which must keep the text it was given, pays for it in every
+// young-generation collection. The target row keeps Readable.from, the source the issue measured.
+class ArraySource extends Readable {
+  constructor(chunks) {
+    super({ objectMode: true, highWaterMark: 1 })
+    this.chunks = chunks
+    this.next = 0
+  }
+
+  _read() {
+    const chunks = this.chunks
+    let i = this.next
+    if (i >= chunks.length) {
+      this.push(null)
+      return
+    }
+    while (i < chunks.length && this.push(chunks[i++]));
+    this.next = i
+  }
 }
 
 async function streamKeeping(chunks) {
@@ -90,6 +118,14 @@ async function streamFloor(chunks) {
   await pipeline(Readable.from(chunks), bareTransform(), sink())
 }
 
+async function classParser(chunks) {
+  await pipeline(new ArraySource(chunks), createBlockParser(), sink())
+}
+
+async function classFloor(chunks) {
+  await pipeline(new ArraySource(chunks), bareTransform(), sink())
+}
+
 // One finished pipeline of each kind, kept for the whole run. V8 drops optimised code at a full GC
 // when a map it was specialised on dies with the last object of that shape, and every sample below
 // starts with gc(): without this, each sample of the bare Transform began deoptimised (its CPU time
@@ -100,6 +136,12 @@ const kept = []
 async function keepOneOfEach() {
   for (const t of [bareTransform(), createBlockParser(), keepingTransform()]) {
     const src = Readable.from(['kept <read_file><path>a</path></read_file>'])
+    const out = sink()
+    await pipeline(src, t, out)
+    kept.push(src, t, out)
+  }
+  for (const t of [bareTransform(), createBlockParser()]) {
+    const src = new ArraySource(['kept <read_file><path>a</path></read_file>'])
     const out = sink()
     await pipeline(src, t, out)
     kept.push(src, t, out)
@@ -180,12 +222,13 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
   const big = size > MB
   // samples taken round-robin, so a change in machine load affects them all alike
   const fns = [() => streamParser(chunks), () => streamFloor(chunks), async () => parseAssistantMessage(m)]
-  if (!big) fns.push(() => streamKeeping(chunks)) // the informational row, at 200 KB only
-  const [parser, bare, single, keeping] = await measureInterleavedAsync(
+  // the informational rows, at 200 KB only
+  if (!big) fns.push(() => streamKeeping(chunks), () => classParser(chunks), () => classFloor(chunks))
+  const [parser, bare, single, keeping, cParser, cBare] = await measureInterleavedAsync(
     fns,
     big ? { warmup: 1, samples: 5, minMs: 20 } : { warmup: 3, samples: 7, minMs: 100 },
   )
-  results[size] = { bytes, chunks: chunks.length, parser: parser.ms, bare: bare.ms, single: single.ms, floor: bare.ms + single.ms, keeping: keeping?.ms }
+  results[size] = { bytes, chunks: chunks.length, parser: parser.ms, bare: bare.ms, single: single.ms, floor: bare.ms + single.ms, keeping: keeping?.ms, classParser: cParser?.ms, classFloor: cBare?.ms }
 }
 
 // reparse: 'full' at 200 KB (quadratic, seconds: one timed run after a warm-up on a small message)
@@ -238,6 +281,7 @@ console.log(mdTable(
 ))
 console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 timed samples after warm-up, BlockParser / bare Transform / single-shot sampled round-robin.\n')
 console.log(`Informational (not a target), 200 KB, sampled in the same round-robin: the bare Transform that also keeps the chunks it passed (references in an array) takes ${num(r200.keeping)} ms, ${num(r200.keeping / r200.bare)}× the bare one; the BlockParser takes ${num(r200.parser / (r200.keeping + r200.single))}× (that Transform + the single-shot parse).\n`)
+console.log(`Informational (not a target), 200 KB, same round-robin: from a source whose \`_read\` is a class method (ArraySource) instead of Readable.from, the BlockParser takes ${num(r200.classParser)} ms and the bare Transform ${num(r200.classFloor)} ms: the BlockParser is ${num(r200.classParser / (r200.classFloor + r200.single))}× that floor (with Readable.from: ${num(r200.parser / r200.floor)}×).\n`)
 
 console.log('### Re-parse strategies at 200 KB\n')
 console.log(mdTable(['strategy', 'time for the 200 KB stream', 'vs BlockParser (resume)'], [
