@@ -1,7 +1,7 @@
 // BlockParser: the streaming laws (SPEC 5, 6) and the stream contract.
 import t from 'tap'
 import fc from 'fast-check'
-import { Readable, Writable, PassThrough } from 'node:stream'
+import { Duplex, Readable, Writable, PassThrough } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import {
   BlockParser, createBlockParser, parseAssistantMessage, parseStream, createWebBlockParser, applyDiff,
@@ -165,6 +165,26 @@ t.test('UTF-8: characters split across chunks, invalid bytes become U+FFFD', asy
   t.equal(bad.parser.text, 'a\uFFFDb\uFFFD', 'invalid and unfinished sequences become U+FFFD, no error')
   const mixed = drive([Buffer.from([0xf0, 0x9f]), '!'])
   t.equal(mixed.parser.text, '\uFFFD!', 'a string after unfinished bytes flushes them as U+FFFD')
+})
+
+t.test('an async iterable given straight to pipeline gives the diffs Readable.from gives (its writes come from pipeline\'s pump)', async (t) => {
+  const sinkOf = (out: DiffRecord[]): Writable => new Writable({ objectMode: true, write(d, _e, cb) { out.push(d); cb() } })
+  await fc.assert(fc.asyncProperty(chunked, async ([s, chunks]) => {
+    async function* deltas(): AsyncGenerator<string> {
+      for (const c of chunks) yield c
+    }
+    const direct: DiffRecord[] = []
+    const wrapped: DiffRecord[] = []
+    const p1 = createBlockParser({ idGenerator: counter() })
+    const p2 = createBlockParser({ idGenerator: counter() })
+    // typed as the Duplex it is: after an async iterable, @types/node's pipeline overloads want a
+    // stage whose read() is untyped
+    const stage: Duplex = p1
+    await pipeline(deltas(), stage, sinkOf(direct))
+    await pipeline(Readable.from(deltas()), p2, sinkOf(wrapped))
+    const want = parseAssistantMessage(s, { idGenerator: counter(), final: true })
+    return json(direct) === json(wrapped) && json(apply([], direct)) === json(want) && json(p1.blocks) === json(want)
+  }), { numRuns: 60 })
 })
 
 t.test('maxBytes: ERR_MESSAGE_TOO_LARGE, blocks so far kept, pipeline rejects', async (t) => {
