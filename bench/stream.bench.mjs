@@ -133,9 +133,9 @@ async function classFloor(chunks) {
 // it is and the ratio better. The BlockParser keeps its own since issue 16 (lib/streams/session.ts);
 // it is kept here too so that both sides are measured alike.
 const kept = []
-async function keepOneOfEach() {
-  for (const t of [bareTransform(), createBlockParser(), keepingTransform()]) {
-    const src = Readable.from(['kept <read_file><path>a</path></read_file>'])
+async function keepOneOfEach(source = (c) => Readable.from(c), stages = [bareTransform(), createBlockParser(), keepingTransform()]) {
+  for (const t of stages) {
+    const src = source(['kept <read_file><path>a</path></read_file>'])
     const out = sink()
     await pipeline(src, t, out)
     kept.push(src, t, out)
@@ -152,18 +152,12 @@ async function keepOneOfEach() {
 if (process.argv[2] === '--class-source') {
   const m = realisticMessage(200 * KB)
   const chunks = chunk(m, CHUNK)
-  const keep = []
-  for (const t of [bareTransform(), createBlockParser()]) {
-    const src = new ArraySource(['kept <read_file><path>a</path></read_file>'])
-    const out = sink()
-    await pipeline(src, t, out)
-    keep.push(src, t, out)
-  }
+  const keep = await keepOneOfEach((c) => new ArraySource(c), [bareTransform(), createBlockParser()])
   const [parser, bare, single] = await measureInterleavedAsync(
     [() => classParser(chunks), () => classFloor(chunks), async () => parseAssistantMessage(m)],
     { warmup: 3, samples: 7, minMs: 100 },
   )
-  console.log(JSON.stringify({ parser: parser.ms, bare: bare.ms, single: single.ms, kept: keep.length }))
+  console.log(JSON.stringify({ parser: parser.ms, bare: bare.ms, single: single.ms, kept: keep }))
   process.exit(0)
 }
 
