@@ -17,6 +17,9 @@
 //  - informational, at 200 KB: a bare Transform that keeps the chunks it passed (in the same
 //    round-robin), and the BlockParser against the bare floor fed by a class-based source
 //    (ArraySource) instead of Readable.from (in a fresh process, `--class-source` below);
+//  - informational, at 200 KB: page faults per stream of the BlockParser, the bare floor, the
+//    keeping Transform and the BlockParser fed by ArraySource, each alone in a fresh process, and the cost of one page fault on this
+//    machine (`--faults` child mode);
 //  - peak RSS of a 2 MB stream, measured in a fresh child process (`--rss` mode below) so that
 //    nothing else this script does is in the figure.
 //
@@ -172,6 +175,51 @@ function classSourceChild() {
 }
 
 // ------------------------------------------------------------------------------------------------
+// child mode: page faults per 200 KB stream, one kind of pipeline per fresh process. Informational:
+// where the time that is neither the parser's instructions nor the floor's goes on this machine.
+// After a pipeline from Readable.from has ended, what its stages hold is promoted (see
+// ArraySource); the old space then grows into fresh pages, and each first touch of a page is a
+// page fault, which on this virtual machine costs far more than on bare metal (the probe measures
+// it). Streams run back to back without gc(): a collection is paid by the stream that triggers
+// it, so each kind runs alone in its own process.
+
+if (process.argv[2] === '--faults') {
+  const chunks = chunk(realisticMessage(200 * KB), CHUNK)
+  const run = { parser: () => streamParser(chunks), floor: () => streamFloor(chunks), keeping: () => streamKeeping(chunks), classParser: () => classParser(chunks) }[process.argv[3]]
+  for (let i = 0; i < 20; i++) await run()
+  const STREAMS = 40
+  const f0 = process.resourceUsage().minorPageFault
+  const t0 = performance.now()
+  for (let i = 0; i < STREAMS; i++) await run()
+  const ms = (performance.now() - t0) / STREAMS
+  const faults = (process.resourceUsage().minorPageFault - f0) / STREAMS
+  // the cost of one page fault: first writes to the pages of a fresh 64 MiB buffer (one byte a
+  // page), minus the same writes again (no faults), per fault
+  const probe = new Uint8Array(new ArrayBuffer(64 * MB))
+  const touch = () => {
+    const t = performance.now()
+    for (let i = 0; i < probe.length; i += 4096) probe[i] = 1
+    return performance.now() - t
+  }
+  const p0 = process.resourceUsage().minorPageFault
+  const first = touch()
+  const probeFaults = process.resourceUsage().minorPageFault - p0
+  const again = touch()
+  console.log(JSON.stringify({ ms, faults, faultUs: probeFaults > 0 ? ((first - again) * 1000) / probeFaults : null }))
+  process.exit(0)
+}
+
+function faultsChild(kind) {
+  const self = fileURLToPath(import.meta.url)
+  const r = spawnSync(process.execPath, ['--expose-gc', self, '--faults', kind], { encoding: 'utf8' })
+  if (r.status !== 0) {
+    console.error(r.stderr)
+    throw new Error(`page-fault child (${kind}) failed with status ${r.status}`)
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop())
+}
+
+// ------------------------------------------------------------------------------------------------
 // child mode: peak RSS of one 2 MB stream in a fresh process
 
 if (process.argv[2] === '--rss') {
@@ -255,6 +303,8 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
 
 // the informational class-source row, in its own process
 results.classSource = classSourceChild()
+// the informational page-fault rows, in their own process
+results.faults = { parser: faultsChild('parser'), floor: faultsChild('floor'), keeping: faultsChild('keeping'), classParser: faultsChild('classParser') }
 
 // reparse: 'full' at 200 KB (quadratic, seconds: one timed run after a warm-up on a small message)
 {
@@ -308,6 +358,18 @@ console.log('\nfloor = bare object-mode Transform emitting one object per chunk 
 console.log(`Informational (not a target), 200 KB, sampled in the same round-robin: the bare Transform that also keeps the chunks it passed (references in an array) takes ${num(r200.keeping)} ms, ${num(r200.keeping / r200.bare)}× the bare one; the BlockParser takes ${num(r200.parser / (r200.keeping + r200.single))}× (that Transform + the single-shot parse).\n`)
 const cs = results.classSource
 console.log(`Informational (not a target), 200 KB, in a fresh process (BlockParser, bare Transform and single-shot parse sampled round-robin there): from a source whose \`_read\` is a class method (ArraySource) instead of Readable.from, the BlockParser takes ${num(cs.parser)} ms and the bare Transform ${num(cs.bare)} ms: the BlockParser is ${num(cs.parser / (cs.bare + cs.single))}× that floor (with Readable.from, above: ${num(r200.parser / r200.floor)}×).\n`)
+const pf = results.faults
+const faultUs = [pf.parser, pf.floor, pf.keeping, pf.classParser].map((r) => r.faultUs).filter((u) => u !== null).sort((x, y) => x - y)
+const us = faultUs.length > 0 ? faultUs[Math.floor(faultUs.length / 2)] : null
+const extra = pf.parser.faults - pf.floor.faults
+console.log('Informational (not a target), 200 KB: minor page faults per stream (`process.resourceUsage()`), each pipeline alone in a fresh process, 40 streams back to back after 20 for warm-up, without gc() between them; and what one page fault costs here (first writes to the pages of a fresh 64 MiB buffer, minus the same writes again; the median of the four processes).\n')
+console.log(mdTable(['pipeline (alone in its process)', 'page faults / stream', 'ms / stream'], [
+  ['BlockParser', num(pf.parser.faults), num(pf.parser.ms)],
+  ['bare Transform (floor)', num(pf.floor.faults), num(pf.floor.ms)],
+  ['bare Transform keeping its chunks', num(pf.keeping.faults), num(pf.keeping.ms)],
+  ['BlockParser fed by the class-based source (ArraySource)', num(pf.classParser.faults), num(pf.classParser.ms)],
+]))
+console.log(`\nOne page fault costs ${us === null ? 'n/a (the probe saw no fault)' : `${num(us)} µs`} here${us === null ? '' : `: the BlockParser's ${num(extra)} more faults per stream than the floor come to about ${num((extra * us) / 1000)} ms of each 200 KB stream`}.\n`)
 
 console.log('### Re-parse strategies at 200 KB\n')
 console.log(mdTable(['strategy', 'time for the 200 KB stream', 'vs BlockParser (resume)'], [
