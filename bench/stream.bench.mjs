@@ -18,8 +18,8 @@
 //    round-robin), and the BlockParser against the bare floor fed by a class-based source
 //    (ArraySource) instead of Readable.from (in a fresh process, `--class-source` below);
 //  - informational, at 200 KB: page faults per stream of the BlockParser, the bare floor, the
-//    keeping Transform and the BlockParser fed by ArraySource, each alone in a fresh process, and the cost of one page fault on this
-//    machine (`--faults` child mode);
+//    keeping Transform and the BlockParser fed by ArraySource, each alone in a fresh process, and
+//    the cost of one page fault on this machine (`--faults` child mode);
 //  - peak RSS of a 2 MB stream, measured in a fresh child process (`--rss` mode below) so that
 //    nothing else this script does is in the figure.
 //
@@ -179,9 +179,9 @@ function classSourceChild() {
 // where the time that is neither the parser's instructions nor the floor's goes on this machine.
 // After a pipeline from Readable.from has ended, what its stages hold is promoted (see
 // ArraySource); the old space then grows into fresh pages, and each first touch of a page is a
-// page fault, which on this virtual machine costs far more than on bare metal (the probe measures
-// it). Streams run back to back without gc(): a collection is paid by the stream that triggers
-// it, so each kind runs alone in its own process.
+// page fault, whose cost the probe measures (11-15 us on this project's virtual machine when this
+// was written). Streams run back to back without gc(): a collection is paid by the stream that
+// triggers it, so each kind runs alone in its own process.
 
 if (process.argv[2] === '--faults') {
   const chunks = chunk(realisticMessage(200 * KB), CHUNK)
@@ -303,7 +303,7 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
 
 // the informational class-source row, in its own process
 results.classSource = classSourceChild()
-// the informational page-fault rows, in their own process
+// the informational page-fault rows, each pipeline in its own process
 results.faults = { parser: faultsChild('parser'), floor: faultsChild('floor'), keeping: faultsChild('keeping'), classParser: faultsChild('classParser') }
 
 // reparse: 'full' at 200 KB (quadratic, seconds: one timed run after a warm-up on a small message)
