@@ -146,6 +146,17 @@ async function keepOneOfEach(source = (c) => Readable.from(c), stages = [bareTra
   return kept.length
 }
 
+/** Runs this file in a fresh `node --expose-gc` with `args` (a child mode) and returns the JSON it prints last. */
+function child(...args) {
+  const self = fileURLToPath(import.meta.url)
+  const r = spawnSync(process.execPath, ['--expose-gc', self, ...args], { encoding: 'utf8' })
+  if (r.status !== 0) {
+    console.error(r.stderr)
+    throw new Error(`child ${args.join(' ')} failed with status ${r.status}`)
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop())
+}
+
 // ------------------------------------------------------------------------------------------------
 // child mode: the 200 KB stream from a class-based source (ArraySource), BlockParser against the
 // bare floor, interleaved, in a fresh process, so that a second kind of source cannot make Node's
@@ -162,16 +173,6 @@ if (process.argv[2] === '--class-source') {
   )
   console.log(JSON.stringify({ parser: parser.ms, bare: bare.ms, single: single.ms, kept: keep }))
   process.exit(0)
-}
-
-function classSourceChild() {
-  const self = fileURLToPath(import.meta.url)
-  const r = spawnSync(process.execPath, ['--expose-gc', self, '--class-source'], { encoding: 'utf8' })
-  if (r.status !== 0) {
-    console.error(r.stderr)
-    throw new Error(`class-source child failed with status ${r.status}`)
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop())
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -209,16 +210,6 @@ if (process.argv[2] === '--faults') {
   process.exit(0)
 }
 
-function faultsChild(kind) {
-  const self = fileURLToPath(import.meta.url)
-  const r = spawnSync(process.execPath, ['--expose-gc', self, '--faults', kind], { encoding: 'utf8' })
-  if (r.status !== 0) {
-    console.error(r.stderr)
-    throw new Error(`page-fault child (${kind}) failed with status ${r.status}`)
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop())
-}
-
 // ------------------------------------------------------------------------------------------------
 // child mode: peak RSS of one 2 MB stream in a fresh process
 
@@ -239,16 +230,6 @@ if (process.argv[2] === '--rss') {
   process.exit(0)
 }
 
-function rssChild(size, mode) {
-  const self = fileURLToPath(import.meta.url)
-  const r = spawnSync(process.execPath, ['--expose-gc', self, '--rss', String(size), mode], { encoding: 'utf8' })
-  if (r.status !== 0) {
-    console.error(r.stderr)
-    throw new Error(`RSS child (${mode}) failed with status ${r.status}`)
-  }
-  return JSON.parse(r.stdout.trim().split('\n').pop())
-}
-
 function fail(msg) {
   console.error(`stream.bench: ABORT: ${msg}`)
   process.exit(1)
@@ -258,10 +239,10 @@ console.log('## stream.bench — BlockParser on 16-byte chunks\n')
 console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
 
 // peak memory first, in fresh processes, before this process does any large work
-const rssParser = rssChild(2 * MB, 'parser')
+const rssParser = child('--rss', String(2 * MB), 'parser')
 await keepOneOfEach()
-const rssFloor = rssChild(2 * MB, 'floor')
-const rssIdle = rssChild(2 * MB, 'none')
+const rssFloor = child('--rss', String(2 * MB), 'floor')
+const rssIdle = child('--rss', String(2 * MB), 'none')
 
 // ------------------------------------------------------------------------------------------------
 // sanity: the stream ends on the single-shot parse, and resume = full diff for diff
@@ -302,9 +283,9 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
 }
 
 // the informational class-source row, in its own process
-results.classSource = classSourceChild()
+results.classSource = child('--class-source')
 // the informational page-fault rows, each pipeline in its own process
-results.faults = { parser: faultsChild('parser'), floor: faultsChild('floor'), keeping: faultsChild('keeping'), classParser: faultsChild('classParser') }
+results.faults = Object.fromEntries(['parser', 'floor', 'keeping', 'classParser'].map((k) => [k, child('--faults', k)]))
 
 // reparse: 'full' at 200 KB (quadratic, seconds: one timed run after a warm-up on a small message)
 {
