@@ -340,10 +340,11 @@ console.log(`Informational (not a target), 200 KB, sampled in the same round-rob
 const cs = results.classSource
 console.log(`Informational (not a target), 200 KB, in a fresh process (BlockParser, bare Transform and single-shot parse sampled round-robin there): from a source whose \`_read\` is a class method (ArraySource) instead of Readable.from, the BlockParser takes ${num(cs.parser)} ms and the bare Transform ${num(cs.bare)} ms: the BlockParser is ${num(cs.parser / (cs.bare + cs.single))}× that floor (with Readable.from, above: ${num(r200.parser / r200.floor)}×).\n`)
 const pf = results.faults
-const faultUs = [pf.parser, pf.floor, pf.keeping, pf.classParser].map((r) => r.faultUs).filter((u) => u !== null).sort((x, y) => x - y)
-const us = faultUs.length > 0 ? faultUs[Math.floor(faultUs.length / 2)] : null
+const faultUs = Object.values(pf).map((r) => r.faultUs).filter((u) => u !== null).sort((x, y) => x - y)
+const mid = faultUs.length >> 1
+const us = faultUs.length === 0 ? null : faultUs.length % 2 === 1 ? faultUs[mid] : (faultUs[mid - 1] + faultUs[mid]) / 2
 const extra = pf.parser.faults - pf.floor.faults
-console.log('Informational (not a target), 200 KB: minor page faults per stream (`process.resourceUsage()`), each pipeline alone in a fresh process, 40 streams back to back after 20 for warm-up, without gc() between them; and what one page fault costs here (first writes to the pages of a fresh 64 MiB buffer, minus the same writes again; the median of the four processes).\n')
+console.log('Informational (not a target), 200 KB: minor page faults per stream (`process.resourceUsage()`), each pipeline alone in a fresh process, 40 streams back to back after 20 for warm-up, without gc() between them; and what one page fault costs here (first writes to the pages of a fresh 64 MiB buffer, minus the same writes again; the median of the probes of the four processes).\n')
 console.log(mdTable(['pipeline (alone in its process)', 'page faults / stream', 'ms / stream'], [
   ['BlockParser', num(pf.parser.faults), num(pf.parser.ms)],
   ['bare Transform (floor)', num(pf.floor.faults), num(pf.floor.ms)],
