@@ -9,6 +9,8 @@
 //
 // pathological(kind, size): inputs built to hurt a tag scanner (see PATHOLOGICAL).
 
+import { existsSync, readFileSync } from 'node:fs'
+import { cpus, loadavg } from 'node:os'
 /** mulberry32: a small, fast, seedable 32-bit PRNG. */
 export function prng(seed) {
   let a = seed >>> 0
@@ -185,6 +187,33 @@ export function chunk(text, n) {
 
 // ---------------------------------------------------------------------------------------------
 // measuring and printing
+
+/**
+ * The line each bench prints under its title: Node, the CPU (with its family/model numbers and
+ * cache sizes where Linux tells them: the brand string of a virtual machine is often generic, and
+ * results move with the host CPU and its caches), the CPU count, the load average, and whether
+ * gc() is exposed.
+ */
+export function machineLine() {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU'
+  let detail = ''
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8')
+    const field = (k) => info.match(new RegExp(`^${k}\\s*:\\s*(.*)$`, 'm'))?.[1]
+    const caches = []
+    for (let i = 0; i < 8; i++) {
+      const dir = `/sys/devices/system/cpu/cpu0/cache/index${i}`
+      if (!existsSync(dir)) break
+      const level = readFileSync(`${dir}/level`, 'utf8').trim()
+      const type = readFileSync(`${dir}/type`, 'utf8').trim()
+      if (type !== 'Instruction') caches.push(`L${level} ${readFileSync(`${dir}/size`, 'utf8').trim()}`)
+    }
+    detail = ` (family ${field('cpu family')} model ${field('model')}${caches.length > 0 ? `; the first CPU's caches: ${caches.join(', ')}` : ''})`
+  } catch {
+    // not Linux: the brand string alone
+  }
+  return `node ${process.version}, ${cpu}${detail}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}`
+}
 
 /** Runs the collector if node was started with --expose-gc. */
 export function gc() {

@@ -34,11 +34,10 @@
 // one-shot parse; a mismatch aborts.
 //
 // Run: npm run build && node --expose-gc bench/linearity.bench.mjs
-import { cpus, loadavg } from 'node:os'
 import { isDeepStrictEqual } from 'node:util'
 import { parseAssistantMessage, parseWithDiagnostics } from '../dist/index.js'
 import { DiffSession } from '../dist/streams/session.js'
-import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, proseDenseMessage, verdict } from './gen.mjs'
+import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, proseDenseMessage, verdict, machineLine } from './gen.mjs'
 
 const counter = () => { let n = 0; return () => `c${++n}` }
 
@@ -241,7 +240,7 @@ const CASES = [
 ]
 
 console.log('## linearity.bench — the hardening cases of issue 11 and the scanners of issue 16 at n and 4n\n')
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+console.log(`${machineLine()}\n`)
 
 const rows = []
 const plainRows = []

@@ -14,14 +14,13 @@
 //
 // Run: npm run build && node --expose-gc bench/parse.bench.mjs
 import { readFileSync } from 'node:fs'
-import { cpus, loadavg } from 'node:os'
 import { isDeepStrictEqual } from 'node:util'
 import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createBlockParser, parseAssistantMessage } from '../dist/index.js'
 import { naiveParse, stripIds } from './naive.mjs'
 import {
-  KB, MB, PATHOLOGICAL, chunk, fmtSize, jsxWriteMessage, mbps, mdTable, measure, measureInterleaved, measureInterleavedAsync, num, pathological, proseDenseMessage, realisticMessage, verdict,
+  KB, MB, PATHOLOGICAL, chunk, fmtSize, jsxWriteMessage, mbps, mdTable, measure, measureInterleaved, measureInterleavedAsync, num, pathological, proseDenseMessage, realisticMessage, verdict, machineLine,
 } from './gen.mjs'
 
 const CORPUS = new URL('../test/fixtures/conformance/parse.cline.jsonl', import.meta.url)
@@ -74,7 +73,7 @@ function checkCorpus() {
 const SIZES = [10 * KB, 200 * KB, 2 * MB]
 
 console.log(`## parse.bench — parseAssistantMessage vs naive reference vs bare indexOf('<') scan\n`)
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+console.log(`${machineLine()}\n`)
 
 const nCorpus = checkCorpus()
 const messages = SIZES.map((s) => realisticMessage(s))

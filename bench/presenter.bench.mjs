@@ -24,13 +24,12 @@
 //
 // Run: npm run build && node --expose-gc bench/presenter.bench.mjs
 import { spawnSync } from 'node:child_process'
-import { cpus, loadavg } from 'node:os'
 import { Readable, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createBlockParser, createPresenter, InterruptError } from '../dist/index.js'
-import { KB, MB, chunk, fmtSize, gc, measureAsync, measureInterleavedAsync, mdTable, num, realisticMessage, verdict } from './gen.mjs'
+import { KB, MB, chunk, fmtSize, gc, measureAsync, measureInterleavedAsync, mdTable, num, realisticMessage, verdict, machineLine } from './gen.mjs'
 
 const CHUNK = 16
 
@@ -139,7 +138,7 @@ function memoryChild(mode) {
 }
 
 console.log('## presenter.bench — BlockParser → Presenter\n')
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+console.log(`${machineLine()}\n`)
 
 // memory first, in fresh processes, before this one does any large work
 const gate = memoryChild('gate')

@@ -25,7 +25,6 @@
 //
 // Run: npm run build && node --expose-gc bench/stream.bench.mjs
 import { spawnSync } from 'node:child_process'
-import { cpus, loadavg } from 'node:os'
 import { Readable, Transform, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
@@ -33,7 +32,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { createBlockParser, parseAssistantMessage } from '../dist/index.js'
 import { naiveParse, stripIds } from './naive.mjs'
 import {
-  KB, MB, chunk, fmtSize, gc, measure, measureInterleavedAsync, mdTable, num, realisticMessage, verdict,
+  KB, MB, chunk, fmtSize, gc, measure, measureInterleavedAsync, mdTable, num, realisticMessage, verdict, machineLine,
 } from './gen.mjs'
 
 const CHUNK = 16
@@ -236,7 +235,7 @@ function fail(msg) {
 }
 
 console.log('## stream.bench — BlockParser on 16-byte chunks\n')
-console.log(`node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(2)} at start${typeof globalThis.gc === 'function' ? '' : ' (no --expose-gc: GC between samples disabled)'}\n`)
+console.log(`${machineLine()}\n`)
 
 // peak memory first, in fresh processes, before this process does any large work
 const rssParser = child('--rss', String(2 * MB), 'parser')
