@@ -306,8 +306,23 @@ export interface BlockParser<R extends DiffRecord | Block[] = DiffRecord> {
   prependOnceListener<K extends keyof BlockParserEvents<R>>(event: K, listener: ParserListener<R, K>): this
   /** Emits an event with its typed arguments. */
   emit<K extends keyof BlockParserEvents<R>>(event: K, ...args: BlockParserEvents<R>[K]): boolean
+  /**
+   * Not callable (its argument is `never`): it makes the parser assignable to Node's
+   * `NodeJS.ReadWriteStream`, whose `read` returns `string | Buffer`, so that `pipeline` takes it
+   * after a source that is not a stream (an async generator, an array). A call resolves to the
+   * typed signature below.
+   * @internal
+   */
+  read(untyped: never): any
   /** The next record, or `null` when none is buffered. */
   read(size?: number): R | null
+  /**
+   * The same iterator as Node's Transform types it, for the assignability that `read(untyped)`
+   * gives (see there). `for await`, and inference from the parser (a `pipeline` stage after it),
+   * take the typed signature below; a direct call with no argument takes this one.
+   * @internal
+   */
+  [Symbol.asyncIterator](untyped?: never): AsyncIterableIterator<any>
   /** Iterates over the records: diffs, or snapshots with `emit: 'snapshots'`. */
   [Symbol.asyncIterator](): AsyncIterableIterator<R>
 }

@@ -2,6 +2,9 @@
 // BUILT package (`tagstream` resolves to dist/index.d.ts, as in a user's project). A wrong or
 // `any` type fails the compile: each `Equal` must hold, and each `@ts-expect-error` line must be
 // an error. Nothing here runs.
+import { createReadStream } from 'node:fs'
+import { Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import {
   applyDiff, BlockParser, createBlockParser, createPresenter, createWebBlockParser, isBlockDiff, isDiagnosticRecord, isMarker,
   openAIChunks, parseAssistantMessage, parseStream, parseWithDiagnostics,
@@ -115,4 +118,33 @@ export async function modelChunks(stream: AsyncIterable<unknown>): Promise<void>
     // @ts-expect-error a chunk may be a native tool call, which has no text
     void c.text
   }
+}
+
+export async function pipelines(): Promise<void> {
+  // a BlockParser after a source that is not a stream: @types/node's pipeline takes a middle
+  // stage only if it is a NodeJS.ReadWriteStream, whose `read` and async iterator are untyped
+  const sink = new Writable({ objectMode: true, write: (_d: unknown, _e: unknown, cb: () => void) => cb() })
+  async function* model(): AsyncGenerator<string> { yield 'Hi <read_file><path>a</path></read_file>' }
+  await pipeline(model(), createBlockParser(), sink)
+  await pipeline(['Hi', ' there'], createBlockParser({ profile: 'robust' }), sink)
+  await pipeline(model(), createBlockParser(), createPresenter({ executeTool: () => 'ok' }))
+  // the stage after it gets the parser, typed by `emit`: as in createBlockParser's example
+  await pipeline(createReadStream('reply.txt'), createBlockParser({ profile: 'robust' }), async function* (diffs) {
+    check<Equal<typeof diffs, BlockParser<DiffRecord>>>()
+    for await (const d of diffs) {
+      check<Equal<typeof d, DiffRecord>>()
+      yield JSON.stringify(d)
+    }
+  }, sink)
+  await pipeline(model(), createBlockParser({ emit: 'snapshots' }), async (snapshots) => {
+    for await (const s of snapshots) check<Equal<typeof s, Block[]>>()
+  })
+  // what makes it assignable is not callable: a call is typed
+  const parser = createBlockParser()
+  check<Equal<ReturnType<typeof parser.read>, DiffRecord | null>>()
+  check<Equal<ReturnType<typeof parser[typeof Symbol.asyncIterator]> extends AsyncIterableIterator<infer T> ? T : never, DiffRecord>>()
+  const r = parser.read(16)
+  check<Equal<typeof r, DiffRecord | null>>()
+  // @ts-expect-error read takes a size, nothing else
+  parser.read('16')
 }
