@@ -27,8 +27,9 @@
 //     a streamed value kept as a run of the stream's text and cut from it after every chunk; the
 //     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk;
 //     lenient text and tool mode's indexOf paths (blanks after '<' and after a name, pair-table
-//     hits that name no tag, dense runs cut short, the slash of a closing tag), and
-//     decodeEntities on a value of '&' that start no entity.
+//     hits that name no tag, dense runs cut short, the slash of a closing tag),
+//     decodeEntities on a value of '&' that start no entity, and the exact close search by '/'
+//     in a long value ('/' just too sparse to hand over; dense and sparse stretches in turn).
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -188,6 +189,14 @@ const CASES = [
   {
     item: '16', label: 'lenientTags, one-shot: a value full of `/ content` and 16 blanks without their `>` (the name regex\'s blank run, the look-back)', opts: { lenientTags: true }, sizes: IN_MEMORY,
     make: (n) => [flat('<write_to_file><path>a</path><content>' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: a value past its first 32 KB with a `</` every 49 characters, just too sparse to hand to the search by name (the search by \'/\', each looked at)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(33 * 1024) + ('</conten' + 'y'.repeat(41)).repeat(Math.round(n / 49)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'cline, one-shot: the same, with stretches of `/` dense and sparse in turn (each dense one hands a stretch to the search by name and takes the scan back)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(33 * 1024) + ('//'.repeat(40) + ('a/' + 'b'.repeat(60)).repeat(30)).repeat(Math.round(n / 1970)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'cline, one-shot: a value full of `content>` and `content` + blanks + `>` not preceded by `</` (the exact close search by name: every hit rejected)', opts: {}, sizes: [1 * MB, 4 * MB],

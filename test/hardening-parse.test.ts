@@ -248,8 +248,10 @@ t.test('found on the way: a greedy tool with many openings of its param reads it
   const msg = (k: number): string => '<write_to_file><path>' + 'x'.repeat(32 * k) + '<content></path>' + '<content>y</content>'.repeat(k) + 'z</write_to_file>'
   for (const o of [{}, { lenientTags: true }, { greedyWhileStreaming: true }] as ParseOptions[]) {
     const work = (k: number): number => indexOfWork(() => parseAssistantMessage(msg(k), o))
-    // sizes where lenientTags finds closing tags the same way (by indexOf past 16 KB, not a regex)
-    const [w1, w4] = [work(600), work(2400)]
+    // indexOf's work is counted, not a regex's: sizes where the path's closing tag is found the
+    // same way at n and 4n (lenientTags: by indexOf past 16 KB; the exact profile: by a regex in
+    // a value's first 32 KB, by indexOf of '/' after them)
+    const [w1, w4] = o.lenientTags === true ? [work(600), work(2400)] : [work(250), work(1000)]
     t.ok(w4 <= 5 * w1, `${JSON.stringify(o)}: 4x the input, ${(w4 / w1).toFixed(2)}x the characters searched`)
     const want = whole(msg(40), o)
     const body = msg(40).slice('<write_to_file>'.length, -'</write_to_file>'.length)

@@ -211,3 +211,60 @@ t.test('an engine fed after its end carries nothing: no tag can be cut any more'
     t.equal((f as unknown as { carry: string }).carry, '', `tool mode, ${JSON.stringify(o)}`)
   }
 })
+
+t.test('exact profile: a long value\'s closing tag is found by name and by \'/\', whatever the density of \'/\'', async (t) => {
+  // findClose searches a long value's first stretch by name, then by each '/', handing dense
+  // stretches of '/' back to the search by name: with small stretches (so that every boundary
+  // between the two searches is met often), values with runs of '/' dense and sparse, closing
+  // tags cut short, of other names or with blanks, against the rule (the first `</content>`,
+  // else a cut one at the end, else none)
+  const { findClose } = await import('../lib/parse/exact-scan.js')
+  const close = '</content>'
+  const nameRe = /content[ \t]{0,16}>/g
+  const fragments = ['/', '//', 'a/b', '</', '</conten', '</content >', '<content>', 'content>', '/content>', '<', 'xxxxxxxxxxxx', ' ', '\n', '</path>']
+  const rule = (w: string, p: number, ended: boolean): number => {
+    const i = w.indexOf(close, p)
+    if (i >= 0) return i
+    if (!ended) for (let l = Math.max(p, w.length - close.length + 1); l < w.length; l++) if (w[l] === '<' && close.startsWith(w.slice(l))) return ~l
+    return ~w.length
+  }
+  const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
+  const search = fc.record({
+    head: fc.integer({ min: 1, max: 300 }), run: fc.integer({ min: 1, max: 8 }), gap: fc.integer({ min: 1, max: 40 }),
+    span: fc.integer({ min: 1, max: 64 }), spanMax: fc.integer({ min: 64, max: 512 }),
+  })
+  // the closing tag itself now and then, so that it often stands at a boundary between stretches
+  const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constant(close), weight: 1 })
+  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.constantFrom('', close, '</cont', '<'), fc.boolean(), search, (parts, tail, ended, o) => {
+    const w = 'y'.repeat(256) + parts.join('') + tail
+    // starts around the first closing tag: just after it, and where it falls at the end of the
+    // first stretch
+    const c = w.indexOf(close)
+    const starts = [0, 3, Math.floor(w.length / 3), c + 1, c - o.head - 2, c - o.head - 1, c - o.head, c - o.head + 1]
+    for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
+      const got = findClose(w, p, close, ended, nameRe, o)
+      const want = rule(w, p, ended)
+      if (got !== want) throw new Error(`at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+    }
+    // and with the defaults, on values past the first stretch
+    const long = 'y'.repeat(33 * 1024) + w
+    const got = findClose(long, 0, close, ended, nameRe)
+    if (got !== rule(long, 0, ended)) throw new Error(`defaults: got ${got}, want ${rule(long, 0, ended)}`)
+  }), { numRuns: 2000 })
+  t.pass('2000 values agree with the rule')
+})
+
+t.test('exact profile: a write_to_file body past 32 KB parses as the naive reference does, one-shot and streamed', async (t) => {
+  const { naiveParse } = await import('../bench/naive.mjs')
+  const line = (k: number): string => [
+    `  // see a/b/c/${k}`, `  return <div>{x}</div>`, `  const url = 'http://h/p/${k}'`, `  if (a < b && c > d) x /= 2`, `  </conten`, `  total = ${k}`,
+  ][k % 6]!
+  const body = Array.from({ length: 4000 }, (_, k) => line(k)).join('\n')
+  t.ok(body.length > 64 * 1024, `body of ${body.length} characters`)
+  for (const end of ['\n</content>\n</write_to_file>\nDone.', '\n</content>\n</write_to_file>', '\n</conte', '']) {
+    const msg = `Writing.\n<write_to_file>\n<path>src/a.tsx</path>\n<content>\n${body}${end}`
+    const want = naiveParse(msg)
+    t.same(strip(parseAssistantMessage(msg)), want, `one-shot, ending ${JSON.stringify(end)}`)
+    t.same(streamed(fixedChunks(msg, 4093), {}), strip(parseAssistantMessage(msg, { idGenerator: counter(), final: true })), `4093-byte chunks (to the end), ending ${JSON.stringify(end)}`)
+  }
+})
