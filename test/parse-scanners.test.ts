@@ -212,16 +212,16 @@ t.test('an engine fed after its end carries nothing: no tag can be cut any more'
   }
 })
 
-t.test('exact profile: a long value\'s closing tag is found by name and by \'/\', whatever the density of \'/\'', async (t) => {
-  // findClose searches a long value's first stretch by name, then by each '/', handing dense
-  // stretches of '/' back to the search by name: with small stretches (so that every boundary
-  // between the two searches is met often), values with runs of '/' dense and sparse, closing
-  // tags cut short, of other names or with blanks, against the rule (the first `</content>`,
-  // else a cut one at the end, else none)
+t.test('exact profile: a long value\'s closing tag is found by name and by its anchor, whatever the density of \'/\'', async (t) => {
+  // findClose searches a long value's first stretch by name, then window by window, by name
+  // where '/' is dense and by its anchor `/c` elsewhere: with small stretches and windows (so
+  // that every boundary between the searches is met often), values with runs of '/' dense and
+  // sparse, closing tags cut short, of other names or with blanks, against the rule (the first
+  // `</content>`, else a cut one at the end, else none)
   const { findClose } = await import('../lib/parse/exact-scan.js')
   const close = '</content>'
   const nameRe = /content[ \t]{0,16}>/g
-  const fragments = ['/', '//', 'a/b', '</', '</conten', '</content >', '<content>', 'content>', '/content>', '<', 'xxxxxxxxxxxx', ' ', '\n', '</path>']
+  const fragments = ['/', '//', 'a/b', '/c', '</', '</c', '</conten', '</content >', '<content>', 'content>', '/content>', '<', 'xxxxxxxxxxxx', ' ', '\n', '</path>']
   const rule = (w: string, p: number, ended: boolean): number => {
     const i = w.indexOf(close, p)
     if (i >= 0) return i
@@ -230,8 +230,7 @@ t.test('exact profile: a long value\'s closing tag is found by name and by \'/\'
   }
   const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
   const search = fc.record({
-    head: fc.integer({ min: 1, max: 300 }), run: fc.integer({ min: 1, max: 8 }), gap: fc.integer({ min: 1, max: 40 }),
-    span: fc.integer({ min: 1, max: 64 }), spanMax: fc.integer({ min: 64, max: 512 }),
+    head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }), dense: fc.integer({ min: 1, max: 8 }),
   })
   // the closing tag itself now and then, so that it often stands at a boundary between stretches
   const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constant(close), weight: 1 })
