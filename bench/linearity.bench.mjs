@@ -28,9 +28,9 @@
 //     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk;
 //     lenient text and tool mode's indexOf paths (blanks after '<' and after a name, pair-table
 //     hits that name no tag, dense runs cut short, the slash of a closing tag),
-//     decodeEntities on a value of '&' that start no entity, and the exact close search by its
-//     anchor in a long value ('/' dense where the window's sample did not see it; the anchor
-//     itself dense).
+//     decodeEntities on a value of '&' that start no entity, and the close search by anchor or
+//     by '/' in a long value ('/' dense where the window's sample did not see it, exact and
+//     lenient; the anchor itself dense).
 //
 // Before timing, each streamed input is checked to give the same blocks and diagnostics as the
 // one-shot parse; a mismatch aborts.
@@ -192,12 +192,16 @@ const CASES = [
     make: (n) => [flat('<write_to_file><path>a</path><content>' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
   },
   {
-    item: '16', label: 'cline, one-shot: a value past its first 32 KB whose 16 KB windows start without \'/\' and go on with `//` (the anchor `/c` searched through dense \'/\' the sample missed)', opts: {}, sizes: [1 * MB, 4 * MB],
-    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(33 * 1024) + ('y'.repeat(600) + '//'.repeat(7892)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
+    item: '16', label: 'cline, one-shot: a value past its first 32 KB whose 16 KB windows (aligned to the search\'s) start without \'/\' and go on with `//` (the anchor `/c` searched through dense \'/\' the sample missed)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(32770) + ('y'.repeat(600) + '//'.repeat(7892)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'cline, one-shot: the same value full of `/c` and `</c` (a hit of the anchor every few characters, each checked, until the window hands the rest to the search by name)', opts: {}, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(33 * 1024) + '/c</cy '.repeat(Math.round(n / 7)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'lenientTags, one-shot: the same windows without \'/\' at their start and `//` after it (each \'/\' looked at, up to the share that hands a window to the search by name)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>a <b> ' + 'x'.repeat(32764) + ('y'.repeat(600) + '//'.repeat(7892)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'cline, one-shot: a value full of `content>` and `content` + blanks + `>` not preceded by `</` (the exact close search by name: every hit rejected)', opts: {}, sizes: [1 * MB, 4 * MB],

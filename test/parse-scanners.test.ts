@@ -253,6 +253,43 @@ t.test('exact profile: a long value\'s closing tag is found by name and by its a
   t.pass('2000 values agree with the rule')
 })
 
+t.test('lenientTags: a long value\'s closing tag is found by name and by each \'/\', whatever the density of \'/\'', async (t) => {
+  // lenientClose: the first stretch by name, then window by window, by name where '/' is dense
+  // and by each '/' elsewhere; with small stretches and windows, against the rule (the first
+  // `<`, blanks, `/`, blanks, the name, blanks, `>` with at most LENIENT_SLACK blanks in all)
+  const { lenientClose } = await import('../lib/parse/lenient.js')
+  const close = '</content>'
+  const re = /content[ \t]{0,16}>/g
+  const fragments = ['/', '//', 'a/b', '/c', '/ c', '</', '< /content>', '</ content>', '</content \t>', '< / content >', '</conten', '<content>', 'content>', '/ content>', '<', 'xxxxxxxxxxxx', ' ', '\t', '\n', '</path>', '<' + ' '.repeat(9) + '/' + ' '.repeat(9) + 'content>']
+  const rule = (w: string, p: number): number => {
+    const m = /<([ \t]*)\/([ \t]*)content([ \t]*)>/g
+    m.lastIndex = p
+    for (let h = m.exec(w); h !== null; h = m.exec(w)) if (h[1]!.length + h[2]!.length + h[3]!.length <= LENIENT_SLACK) return h.index
+    return -1
+  }
+  const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
+  // closing tags of every form, the longest blank runs included, so that one often stands at a
+  // boundary between stretches
+  const forms = [close, '</ content >', '</content' + ' '.repeat(9) + '>', '<' + ' '.repeat(5) + '/' + ' '.repeat(9) + 'content>', '< /\tcontent\t>']
+  const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constantFrom(...forms), weight: 1 })
+  const search = fc.record({
+    head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }), dense: fc.integer({ min: 1, max: 8 }),
+  })
+  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.boolean(), search, (parts, ended, o) => {
+    const w = 'y'.repeat(256) + parts.join('')
+    const c = rule(w, 0)
+    const starts = [0, 3, Math.floor(w.length / 3), c + 1, ...Array.from({ length: 24 }, (_, k) => c - o.head - 20 + k)]
+    for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
+      const got = lenientClose(w, p, close, ended, re, o)
+      const want = rule(w, p)
+      if (got !== want) throw new Error(`at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+    }
+    const long = 'y'.repeat(33 * 1024) + w
+    if (lenientClose(long, 0, close, ended, re) !== rule(long, 0)) throw new Error(`defaults: got ${lenientClose(long, 0, close, ended, re)}, want ${rule(long, 0)}`)
+  }), { numRuns: 2000 })
+  t.pass('2000 values agree with the rule')
+})
+
 t.test('exact profile: a write_to_file body past 32 KB parses as the naive reference does, one-shot and streamed', async (t) => {
   const { naiveParse } = await import('../bench/naive.mjs')
   const line = (k: number): string => [

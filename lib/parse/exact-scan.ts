@@ -65,7 +65,8 @@ export interface CloseSearch {
   dense: number
 }
 
-const SEARCH: CloseSearch = { head: 32 * 1024, window: 16 * 1024, sample: 512, dense: 12 }
+/** The defaults of {@link CloseSearch}. @internal */
+export const CLOSE_SEARCH: CloseSearch = { head: 32 * 1024, window: 16 * 1024, sample: 512, dense: 12 }
 
 /**
  * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
@@ -81,7 +82,7 @@ const SEARCH: CloseSearch = { head: 32 * 1024, window: 16 * 1024, sample: 512, d
  * anchor is about 2.5x faster than the name; on a JSX body they are about even. Each window is
  * searched once, in order, so the first closing tag is found and the work is linear.
  */
-export function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp, o: CloseSearch = SEARCH): number {
+export function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp, o: CloseSearch = CLOSE_SEARCH): number {
   const n = w.length
   // in a streamed chunk the few '<' are checked directly; indexOf of a whole tag pays a
   // setup cost per call that only long texts repay
@@ -106,8 +107,8 @@ export function findClose(w: string, p: number, close: string, ended: boolean, n
   return ~n
 }
 
-/** Do the first `o.sample` characters from `from` hold `o.dense` '/' or more? */
-function slashDense(w: string, from: number, o: CloseSearch): boolean {
+/** Do the first `o.sample` characters from `from` hold `o.dense` '/' or more? @internal */
+export function slashDense(w: string, from: number, o: CloseSearch): boolean {
   // on a slice, so that a text without '/' is not searched past the sample
   const s = w.slice(from, from + o.sample)
   let k = 0

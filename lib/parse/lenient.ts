@@ -6,6 +6,7 @@
  */
 import type { Field } from './field.js'
 import { LENIENT_SLACK, type TagSet } from './tags.js'
+import { CLOSE_SEARCH, slashDense, type CloseSearch } from './exact-scan.js'
 
 // character codes
 const LT = 60 // '<'
@@ -136,6 +137,85 @@ export interface CloseAt {
   closeAt: number
 }
 
+/** lenientClose's stretches: findClose's, with '/' dense sooner (a '/' costs a call here). */
+const LENIENT_SEARCH: CloseSearch = { ...CLOSE_SEARCH, dense: 8 }
+
+/**
+ * The '<' of the first lenient closing tag `close` at or after `p` in a long value, or -1: as the
+ * exact search (findClose), the first stretch by name, then window by window, by name where '/'
+ * is dense and by each '/' elsewhere: the robust profile's parse of the realistic 200 KB message
+ * took 10-15% less time than with one search by name, of the 2 MB one 8-18% (on the project's
+ * machine). Each window takes the tags whose name starts in it, in order, so the first one is
+ * found and the work is linear. (Blanks may follow the '/', so the exact search's two-character
+ * anchor does not serve here.)
+ */
+export function lenientClose(w: string, p: number, close: string, ended: boolean, re: RegExp, o: CloseSearch = LENIENT_SEARCH): number {
+  const n = w.length
+  let from = Math.min(n, p + 2 + o.head)
+  let j = lenientByName(w, p, p, from, close, ended, re)
+  while (j < 0 && from < n) {
+    const to = Math.min(n, from + o.window)
+    j = slashDense(w, from, o) ? lenientByName(w, p, from, to, close, ended, re) : lenientBySlash(w, p, from, to, close, ended, re)
+    from = to
+  }
+  return j
+}
+
+/** Back from `k` over blanks to a '<' at or after `p`: its index, or -1. */
+function ltBefore(w: string, p: number, k: number): number {
+  let j = k - 1
+  while (j >= p && isBlank(w.charCodeAt(j))) j--
+  return j >= p && w.charCodeAt(j) === LT ? j : -1
+}
+
+/**
+ * The '<' of the first lenient closing tag whose name starts in [from, to), found by name: `re`
+ * (the name, blanks, '>'), which V8 runs with Boyer-Moore skips, on a slice that ends where such
+ * a tag ends; back from each match over blanks, '/', blanks to a '<', which closeEnd alone
+ * confirms (and with it the length limit). Tags hold no '<', so the first confirmed tag by name
+ * is the first one; and a match ends at a '>' that no other closing tag can share.
+ */
+function lenientByName(w: string, p: number, from: number, to: number, close: string, ended: boolean, re: RegExp): number {
+  const end = Math.min(w.length, to + close.length + LENIENT_SLACK)
+  const s = from === 0 && end === w.length ? w : w.slice(from, end)
+  re.lastIndex = 0
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+    const name = from + m.index
+    if (name >= to) return -1
+    let k = name - 1
+    while (k >= p && isBlank(w.charCodeAt(k))) k--
+    if (k < p || w.charCodeAt(k) !== SLASH) continue
+    const j = ltBefore(w, p, k)
+    if (j >= 0 && closeEnd(w, j, close, ended) >= 0) return j
+  }
+  return -1
+}
+
+/**
+ * The same, found by each '/' (indexOf, on a slice from the first '/' whose name can start in
+ * the range): the name after it and its blanks, then the '<' before it, then closeEnd. Should
+ * '/' come closer than every 32 characters on average, the rest goes to lenientByName.
+ */
+function lenientBySlash(w: string, p: number, from: number, to: number, close: string, ended: boolean, re: RegExp): number {
+  const lo = Math.max(p, from - 1 - LENIENT_SLACK)
+  const s = w.slice(lo, to)
+  const name = close.slice(2, close.length - 1)
+  const first = name.charCodeAt(0)
+  const most = 16 + ((to - from) >> 5)
+  let hits = 0
+  for (let k = s.indexOf('/'); k >= 0; k = s.indexOf('/', k + 1)) {
+    const slash = lo + k
+    let q = slash + 1
+    while (q - slash <= LENIENT_SLACK && isBlank(w.charCodeAt(q))) q++
+    if (q >= from && q < to && w.charCodeAt(q) === first && w.startsWith(name, q)) {
+      const j = ltBefore(w, p, slash)
+      if (j >= 0 && closeEnd(w, j, close, ended) >= 0) return j
+    }
+    if (++hits > most) return lenientByName(w, p, Math.max(from, slash + 1), to, close, ended, re)
+  }
+  return -1
+}
+
 /**
  * Inside a param or reasoning tag with `lenientTags`: only the matching closing tag, blanks
  * allowed, ends it (`re`: its name's closeNameRegex). Returns the index after it, or ~cut with
@@ -156,26 +236,11 @@ export function scanCloseLenient(at: CloseAt, w: string, p: number, base: number
     return first + close.length
   }
   if (w.length - p > 256) {
-    // candidates from the name and what must follow it (`name`, blanks, '>'): one regex search,
-    // which V8 runs with Boyer-Moore skips over a value (a JSX file: a '<' every ~16 characters)
-    // faster than indexOf of the name alone (0.5-0.8x its time) or of the exact closing tag. Back
-    // from each match over blanks, '/', blanks to a '<', which closeEnd alone confirms (and with
-    // it the length limit). Tags hold no '<', so the first confirmed tag by name is the first one;
-    // and a match ends at a '>' that no other closing tag can share.
-    re.lastIndex = p
-    for (let m = re.exec(w); m !== null; m = re.exec(w)) {
-      let j = m.index - 1
-      while (j >= p && isBlank(w.charCodeAt(j))) j--
-      if (j < p || w.charCodeAt(j) !== SLASH) continue
-      j--
-      while (j >= p && isBlank(w.charCodeAt(j))) j--
-      if (j < p || w.charCodeAt(j) !== LT) continue
-      const e = closeEnd(w, j, close, ended)
-      if (e >= 0) {
-        field.pushAt(w.slice(p, j), base + p)
-        at.closeAt = j
-        return e + 1
-      }
+    const j = lenientClose(w, p, close, ended, re)
+    if (j >= 0) {
+      field.pushAt(w.slice(p, j), base + p)
+      at.closeAt = j
+      return closeEnd(w, j, close, ended) + 1
     }
   } else {
     // in a streamed chunk the few '<' are checked directly
