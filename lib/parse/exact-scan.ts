@@ -1,8 +1,8 @@
 /**
  * The exact scanners' searches over a window: the closing tag of a value, and a tag candidate cut
  * by the window's end. Plain functions over their arguments and the dialect's immutable tables,
- * not methods reading the engine's fields, and the robust options never run through them: each
- * stays specialised to its profile.
+ * not methods reading the engine's fields, and the robust options never run through them (but
+ * for `slashDense`, the sample both close searches take): each stays specialised to its profile.
  * @internal
  * @module
  */
@@ -74,13 +74,13 @@ export const CLOSE_SEARCH: CloseSearch = { head: 32 * 1024, window: 16 * 1024, s
  *
  * A long value is searched in two ways (measured on the project's machine). By name
  * (findCloseByName): fastest on a short value (without it a 10 KB message's parse took 10%
- * longer), so the first `head` characters go that way. The rest goes in
- * windows, each by its anchor (findCloseByAnchor: V8 finds the two characters `/c` of
- * `</content>` by a scan for '/' and a compare, in native code) unless its first characters
- * show '/' dense (JSX and HTML closing tags, paths, comment banners), where a restart of that
- * scan at every '/' costs more than the search by name. On the realistic message's code body the
- * anchor is about 2.5x faster than the name; on a JSX body they are about even. Each window is
- * searched once, in order, so the first closing tag is found and the work is linear.
+ * longer), so the first `head` characters go that way. The rest goes in windows, each by its
+ * anchor (findCloseByAnchor: V8 finds the two characters `/c` of `</content>` by a scan for '/'
+ * and a compare, in native code) unless its first characters show '/' dense (JSX and HTML
+ * closing tags, paths, comment banners), where a restart of that scan at every '/' costs more
+ * than the search by name. On the realistic message's code body the anchor is about 2.5x faster
+ * than the name; on a JSX body they are about even. Each window is searched once, in order, so
+ * the first closing tag is found and the work is linear.
  */
 export function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp, o: CloseSearch = CLOSE_SEARCH): number {
   const n = w.length

@@ -144,7 +144,7 @@ const LENIENT_SEARCH: CloseSearch = { ...CLOSE_SEARCH, dense: 8 }
  * The '<' of the first lenient closing tag `close` at or after `p` in a long value, or -1: as the
  * exact search (findClose), the first stretch by name, then window by window, by name where '/'
  * is dense and by each '/' elsewhere: the robust profile's parse of the realistic 200 KB message
- * took 10-15% less time than with one search by name, of the 2 MB one 8-18% (on the project's
+ * took 10-15% less time than with one search by name, of the 2 MB one 6-8% (on the project's
  * machine). Each window takes the tags whose name starts in it, in order, so the first one is
  * found and the work is linear. (Blanks may follow the '/', so the exact search's two-character
  * anchor does not serve here.)
