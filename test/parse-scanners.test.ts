@@ -304,3 +304,37 @@ t.test('exact profile: a write_to_file body past 32 KB parses as the naive refer
     t.same(streamed(fixedChunks(msg, 4093), {}), strip(parseAssistantMessage(msg, { idGenerator: counter(), final: true })), `4093-byte chunks (to the end), ending ${JSON.stringify(end)}`)
   }
 })
+
+t.test('long command values past the first stretch: one-shot = the naive reference (exact), = 4093-byte chunks (lenientTags)', async (t) => {
+  // bodies of tens of KB from lines with '/' sparse and dense, closing tags of other names, cut
+  // ones, lenient forms; the message's own closing tags come after them, or not at all
+  const { naiveParse } = await import('../bench/naive.mjs')
+  // blocks of lines where '/' is dense, and blocks where it is rare (the search by anchor or by
+  // each '/' runs only there)
+  const dense = ['  // see a/b/c', '  return <div>{x}</div>', "  const url = 'http://h/p/q'", '  x /= 2 // /c /c', '  ' + '/'.repeat(80), '  </path> </contents>']
+  // sparse: a line with '/' now and then among lines without (a sample of 512 characters then
+  // holds fewer '/' than hand a window to the search by name)
+  const tricky = ['  </conten', '  </ content', '  < /content', '  const s = "</content  "', '  thinking about </ thinking', '  let c = a / b', '  </contents>']
+  const line = fc.oneof({ arbitrary: fc.constantFrom('  total = 1', '  const a = b + c * d', '  if (a < b && c > d) x = 2', '  return x'), weight: 8 }, { arbitrary: fc.constantFrom(...tricky), weight: 1 })
+  const block = fc.oneof(
+    { arbitrary: fc.array(fc.constantFrom(...dense), { minLength: 50, maxLength: 400, size: 'max' }), weight: 1 },
+    { arbitrary: fc.array(line, { minLength: 200, maxLength: 1200, size: 'max' }), weight: 3 },
+  )
+  // past a first stretch of plain lines, so that the blocks fall in the windows
+  const plain = '  total = 1\n'.repeat(3000)
+  const body = fc.array(block, { minLength: 2, maxLength: 8, size: 'max' }).map((bs) => plain + bs.flat().join('\n'))
+  // a value of a param that is not greedy (write_to_file's content is: the tool's closing tag
+  // decides it, whatever the first closing tag of the value)
+  const end = fc.constantFrom('\n</command>\n</execute_command>\nDone.', '\n< / command >\n</execute_command>', '\n</command', '')
+  fc.assert(fc.property(body, end, (b, e) => {
+    const msg = `Running.\n<execute_command>\n<command>\n${b.replaceAll('content', 'command')}${e}`
+    const got = JSON.stringify(strip(parseAssistantMessage(msg)))
+    const want = JSON.stringify(naiveParse(msg))
+    if (got !== want) throw new Error(`exact profile differs from the naive reference on a ${msg.length}-character message ending ${JSON.stringify(e)}`)
+    const o = { lenientTags: true }
+    const whole = JSON.stringify(strip(parseAssistantMessage(msg, { ...o, final: true, idGenerator: counter() })))
+    const chunks = JSON.stringify(streamed(fixedChunks(msg, 4093), o))
+    if (whole !== chunks) throw new Error(`lenientTags: one-shot and 4093-byte chunks differ on a ${msg.length}-character message ending ${JSON.stringify(e)}`)
+  }), { numRuns: 25 })
+  t.pass('25 long messages agree')
+})
