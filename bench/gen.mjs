@@ -11,6 +11,7 @@
 
 import { existsSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
+
 /** mulberry32: a small, fast, seedable 32-bit PRNG. */
 export function prng(seed) {
   let a = seed >>> 0
