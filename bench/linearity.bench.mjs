@@ -196,12 +196,24 @@ const CASES = [
     make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(32770) + ('y'.repeat(600) + '//'.repeat(7892)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
   },
   {
+    item: '16', label: 'cline, one-shot: the same windows, starting with `/` and without `c` and going on with `c` on every character (the letter anchor `conten` searched through its first letter\'s hits)', opts: {}, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(32770) + ('/y'.repeat(300) + 'c'.repeat(15784)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
+  },
+  {
     item: '16', label: 'cline, one-shot: the same value full of `/c` and `</c` (a hit of the anchor every few characters, each checked, until the window hands the rest to the search by name)', opts: {}, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x'.repeat(33 * 1024) + '/c</cy '.repeat(Math.round(n / 7)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'lenientTags, one-shot: the same windows without \'/\' at their start and `//` after it (each \'/\' looked at, up to the share that hands a window to the search by name)', opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [flat('<write_to_file><path>a</path><content>a <b> ' + 'x'.repeat(32764) + ('y'.repeat(600) + '//'.repeat(7892)).repeat(Math.round(n / 16384)) + '</content></write_to_file>'), null],
+  },
+  {
+    item: '16', label: 'robust, one-shot: a `<thinking>` never closed, whose 16 KB windows start without `k` and go on with `k` on every character (the lenient search\'s anchor `king`, its first letter\'s every hit a restart of V8\'s search: the slowest input found for it)', opts: { profile: 'robust' }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<thinking>a <b> ' + 'x'.repeat(32764) + ('y'.repeat(600) + 'k'.repeat(15784)).repeat(Math.round(n / 16384))), null],
+  },
+  {
+    item: '16', label: 'same, full of `thinking` and `king` after no `/` (each hit of the anchor checked, until the window hands the rest to the search by name)', opts: { profile: 'robust' }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [flat('<thinking>a <b> ' + 'x'.repeat(33 * 1024) + ' thinking king'.repeat(Math.round(n / 14))), null],
   },
   {
     item: '16', label: 'cline, one-shot: a value full of `content>` and `content` + blanks + `>` not preceded by `</` (the exact close search by name: every hit rejected)', opts: {}, sizes: [1 * MB, 4 * MB],

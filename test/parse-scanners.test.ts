@@ -212,82 +212,97 @@ t.test('an engine fed after its end carries nothing: no tag can be cut any more'
   }
 })
 
-t.test('exact profile: a long value\'s closing tag is found by name and by its anchor, whatever the density of \'/\'', async (t) => {
-  // findClose searches a long value's first stretch by name, then window by window, by name
-  // where '/' is dense and by its anchor `/c` elsewhere: with small stretches and windows (so
-  // that every boundary between the searches is met often), values with runs of '/' dense and
-  // sparse, closing tags cut short, of other names or with blanks, against the rule (the first
-  // `</content>`, else a cut one at the end, else none)
+t.test('exact profile: a long value\'s closing tag is found by name and by either anchor, whatever their density', async (t) => {
+  // findClose searches a long value's first stretch by name, then window by window, by the
+  // anchor `/conte` or the name's from its rarest letter (`conten`, `king` of thinking), as the
+  // window's sample shows their first characters, or by name where both are dense: with small
+  // stretches and windows (so that every boundary between the searches is met often), values
+  // with runs of '/' and of the anchors dense and sparse, closing tags cut short, of other names
+  // or with blanks, against the rule (the first closing tag, else a cut one at the end, else none)
   const { findClose } = await import('../lib/parse/exact-scan.js')
-  const close = '</content>'
-  const nameRe = /content[ \t]{0,16}>/g
-  const fragments = ['/', '//', 'a/b', '/c', '</', '</c', '</conten', '</content >', '<content>', 'content>', '/content>', '<', 'xxxxxxxxxxxx', ' ', '\n', '</path>']
-  const rule = (w: string, p: number, ended: boolean): number => {
-    const i = w.indexOf(close, p)
-    if (i >= 0) return i
-    if (!ended) for (let l = Math.max(p, w.length - close.length + 1); l < w.length; l++) if (w[l] === '<' && close.startsWith(w.slice(l))) return ~l
-    return ~w.length
-  }
-  const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
-  const search = fc.record({
-    head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }), dense: fc.integer({ min: 1, max: 8 }),
-  })
-  // the closing tag itself now and then, so that it often stands at a boundary between stretches
-  const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constant(close), weight: 1 })
-  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.constantFrom('', close, '</cont', '<'), fc.boolean(), search, (parts, tail, ended, o) => {
-    const w = 'y'.repeat(256) + parts.join('') + tail
-    // starts around the first closing tag: just after it, and where it falls at the end of the
-    // first stretch
-    const c = w.indexOf(close)
-    const starts = [0, 3, Math.floor(w.length / 3), c + 1, c - o.head - 2, c - o.head - 1, c - o.head, c - o.head + 1]
-    for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
-      const got = findClose(w, p, close, ended, nameRe, o)
-      const want = rule(w, p, ended)
-      if (got !== want) throw new Error(`at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+  for (const name of ['content', 'thinking']) {
+    const close = `</${name}>`
+    const nameRe = new RegExp(`${name}[ \\t]{0,16}>`, 'g')
+    const fragments = ['/', '//', 'a/b', '/c', '/t', '</', '</c', '</t', `</${name.slice(0, -1)}`, `</${name} >`, `<${name}>`, `${name}>`, `/${name}>`, '<', 'xxxxxxxxxxxx', ' ', '\n', '</path>',
+      'k', 'king', 'king>', 'c', 'conten', 'hinking', `${name.slice(0, 3)}x${name.slice(3)}`]
+    const rule = (w: string, p: number, ended: boolean): number => {
+      const i = w.indexOf(close, p)
+      if (i >= 0) return i
+      if (!ended) for (let l = Math.max(p, w.length - close.length + 1); l < w.length; l++) if (w[l] === '<' && close.startsWith(w.slice(l))) return ~l
+      return ~w.length
     }
-    // and with the defaults, on values past the first stretch
-    const long = 'y'.repeat(33 * 1024) + w
-    const got = findClose(long, 0, close, ended, nameRe)
-    if (got !== rule(long, 0, ended)) throw new Error(`defaults: got ${got}, want ${rule(long, 0, ended)}`)
-  }), { numRuns: 2000 })
-  t.pass('2000 values agree with the rule')
+    const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
+    const search = fc.record({
+      head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }), dense: fc.integer({ min: 1, max: 8 }),
+    })
+    // the closing tag itself now and then, so that it often stands at a boundary between stretches
+    const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constant(close), weight: 1 })
+    fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.constantFrom('', close, close.slice(0, 6), '<'), fc.boolean(), search, (parts, tail, ended, o) => {
+      const w = 'y'.repeat(256) + parts.join('') + tail
+      // starts around the first closing tag: just after it, and where it falls at the end of
+      // the first stretch
+      const c = w.indexOf(close)
+      const starts = [0, 3, Math.floor(w.length / 3), c + 1, c - o.head - 2, c - o.head - 1, c - o.head, c - o.head + 1]
+      for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
+        const got = findClose(w, p, close, ended, nameRe, o)
+        const want = rule(w, p, ended)
+        if (got !== want) throw new Error(`${name} at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+      }
+      // and with the defaults, on values past the first stretch
+      const long = 'y'.repeat(33 * 1024) + w
+      const got = findClose(long, 0, close, ended, nameRe)
+      if (got !== rule(long, 0, ended)) throw new Error(`${name} defaults: got ${got}, want ${rule(long, 0, ended)}`)
+    }), { numRuns: 2000 })
+    t.pass(`${name}: 2000 values agree with the rule`)
+  }
 })
 
-t.test('lenientTags: a long value\'s closing tag is found by name and by each \'/\', whatever the density of \'/\'', async (t) => {
-  // lenientClose: the first stretch by name, then window by window, by name where '/' is dense
-  // and by each '/' elsewhere; with small stretches and windows, against the rule (the first
+t.test('lenientTags: a long value\'s closing tag is found by name, by its anchor and by each \'/\', whatever their density', async (t) => {
+  // lenientClose: the first stretch by name, then window by window, by the name's anchor (from
+  // its rarest letter: `conten` of content, `king` of thinking), by each '/' or by name, as the
+  // window's sample shows them; with small stretches and windows, against the rule (the first
   // `<`, blanks, `/`, blanks, the name, blanks, `>` with at most LENIENT_SLACK blanks in all)
   const { lenientClose } = await import('../lib/parse/lenient.js')
-  const close = '</content>'
-  const re = /content[ \t]{0,16}>/g
-  const fragments = ['/', '//', 'a/b', '/c', '/ c', '</', '< /content>', '</ content>', '</content \t>', '< / content >', '</conten', '<content>', 'content>', '/ content>', '<', 'xxxxxxxxxxxx', ' ', '\t', '\n', '</path>', '<' + ' '.repeat(9) + '/' + ' '.repeat(9) + 'content>']
-  const rule = (w: string, p: number): number => {
-    const m = /<([ \t]*)\/([ \t]*)content([ \t]*)>/g
-    m.lastIndex = p
-    for (let h = m.exec(w); h !== null; h = m.exec(w)) if (h[1]!.length + h[2]!.length + h[3]!.length <= LENIENT_SLACK) return h.index
-    return -1
-  }
-  const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
-  // closing tags of every form, the longest blank runs included, so that one often stands at a
-  // boundary between stretches
-  const forms = [close, '</ content >', '</content' + ' '.repeat(9) + '>', '<' + ' '.repeat(5) + '/' + ' '.repeat(9) + 'content>', '< /\tcontent\t>']
-  const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constantFrom(...forms), weight: 1 })
-  const search = fc.record({
-    head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }), dense: fc.integer({ min: 1, max: 8 }),
-  })
-  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.boolean(), search, (parts, ended, o) => {
-    const w = 'y'.repeat(256) + parts.join('')
-    const c = rule(w, 0)
-    const starts = [0, 3, Math.floor(w.length / 3), c + 1, ...Array.from({ length: 24 }, (_, k) => c - o.head - 20 + k)]
-    for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
-      const got = lenientClose(w, p, close, ended, re, o)
-      const want = rule(w, p)
-      if (got !== want) throw new Error(`at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+  const { anchorAt } = await import('../lib/parse/exact-scan.js')
+  t.equal(anchorAt('content'), 0)
+  t.equal(anchorAt('thinking'), 4, 'k, the rarest letter, with three characters after it')
+  t.equal(anchorAt('think'), 1, 'the anchor keeps three characters: hink')
+  for (const name of ['content', 'thinking']) {
+    const close = `</${name}>`
+    const re = new RegExp(`${name}[ \\t]{0,16}>`, 'g')
+    const at = anchorAt(name)
+    const anchor = name.slice(at, at + 6)
+    const fragments = ['/', '//', 'a/b', '/c', '/ c', '</', `< /${name}>`, `</ ${name}>`, `</${name} \t>`, `< / ${name} >`, `</${name.slice(0, -1)}`, `<${name}>`, `${name}>`, `/ ${name}>`,
+      '<', 'xxxxxxxxxxxx', ' ', '\t', '\n', '</path>', '<' + ' '.repeat(9) + '/' + ' '.repeat(9) + `${name}>`, anchor, anchor[0]!, name, `/${anchor}`, `${name.slice(0, at)}x${anchor}`]
+    const rule = (w: string, p: number): number => {
+      const m = new RegExp(`<([ \\t]*)\\/([ \\t]*)${name}([ \\t]*)>`, 'g')
+      m.lastIndex = p
+      for (let h = m.exec(w); h !== null; h = m.exec(w)) if (h[1]!.length + h[2]!.length + h[3]!.length <= LENIENT_SLACK) return h.index
+      return -1
     }
-    const long = 'y'.repeat(33 * 1024) + w
-    if (lenientClose(long, 0, close, ended, re) !== rule(long, 0)) throw new Error(`defaults: got ${lenientClose(long, 0, close, ended, re)}, want ${rule(long, 0)}`)
-  }), { numRuns: 2000 })
-  t.pass('2000 values agree with the rule')
+    const part = fc.tuple(fc.constantFrom(...fragments), fc.integer({ min: 1, max: 40 })).map(([f, k]) => f.repeat(k))
+    // closing tags of every form, the longest blank runs included, so that one often stands at
+    // a boundary between stretches
+    const forms = [close, `</ ${name} >`, `</${name}` + ' '.repeat(9) + '>', '<' + ' '.repeat(5) + '/' + ' '.repeat(9) + `${name}>`, `< /\t${name}\t>`]
+    const piece = fc.oneof({ arbitrary: part, weight: 12 }, { arbitrary: fc.constantFrom(...forms), weight: 1 })
+    const search = fc.record({
+      head: fc.integer({ min: 1, max: 300 }), window: fc.integer({ min: 1, max: 64 }), sample: fc.integer({ min: 1, max: 32 }),
+      dense: fc.integer({ min: 1, max: 8 }), slashes: fc.integer({ min: 1, max: 8 }),
+    })
+    fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 60 }), fc.boolean(), search, (parts, ended, o) => {
+      const w = 'y'.repeat(256) + parts.join('')
+      const c = rule(w, 0)
+      const starts = [0, 3, Math.floor(w.length / 3), c + 1, ...Array.from({ length: 24 }, (_, k) => c - o.head - 20 + k)]
+      for (const p of starts.filter((x) => x >= 0 && x <= w.length)) {
+        const got = lenientClose(w, p, close, ended, re, o)
+        const want = rule(w, p)
+        if (got !== want) throw new Error(`${name} at p=${p} of ${w.length} with ${JSON.stringify(o)}: got ${got}, want ${want}`)
+      }
+      const long = 'y'.repeat(33 * 1024) + w
+      if (lenientClose(long, 0, close, ended, re) !== rule(long, 0)) throw new Error(`${name} defaults: got ${lenientClose(long, 0, close, ended, re)}, want ${rule(long, 0)}`)
+    }), { numRuns: 2000 })
+    t.pass(`${name}: 2000 values agree with the rule`)
+  }
 })
 
 t.test('exact profile: a write_to_file body past 32 KB parses as the naive reference does, one-shot and streamed', async (t) => {

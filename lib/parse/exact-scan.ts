@@ -1,8 +1,8 @@
 /**
  * The exact scanners' searches over a window: the closing tag of a value, and a tag candidate cut
  * by the window's end. Plain functions over their arguments and the dialect's immutable tables,
- * not methods reading the engine's fields, and the robust options never run through them (but
- * for `slashDense`, the sample both close searches take): each stays specialised to its profile.
+ * not methods reading the engine's fields, and the robust options never run through them: each
+ * stays specialised to its profile.
  * @internal
  * @module
  */
@@ -61,7 +61,10 @@ export interface CloseSearch {
   window: number
   /** ... each by name if its first this many characters ... */
   sample: number
-  /** ... hold this many '/' or more, else by its anchor (`/` and the name's first character). */
+  /**
+   * ... hold this many '/' or more and as many of the name anchor's first letter, else by the
+   * anchor whose first character is the rarer there.
+   */
   dense: number
 }
 
@@ -69,18 +72,54 @@ export interface CloseSearch {
 export const CLOSE_SEARCH: CloseSearch = { head: 32 * 1024, window: 16 * 1024, sample: 512, dense: 12 }
 
 /**
+ * Letters from the rarest to the most common in English prose and in code, by rank: a fixed
+ * guess, as the searches below take, per window, whichever anchor's first character its sample
+ * shows rarer, so a poor guess costs speed, never correctness.
+ */
+const RARITY = 'zqjxkvbwygfpmhudclsrnoiate'
+const RANK = new Uint8Array(128).fill(12) // digits, '_', '-' and the like: mid-table
+for (let i = 0; i < RARITY.length; i++) {
+  RANK[RARITY.charCodeAt(i)] = i
+  RANK[RARITY.charCodeAt(i) - 32] = i // upper case as its lower case
+}
+const rank = (c: number): number => (c < 128 ? RANK[c]! : 12)
+
+/**
+ * Where in `name` its anchor starts: at its rarest letter (by RARITY), with at least three
+ * characters (or the whole name) from there; the anchor is the name from there, at most six
+ * characters. V8 searches a pattern of fewer than seven characters by a memchr of its first
+ * character and a compare, several times faster than its skip search of a longer one when that
+ * character is rare (over the realistic 2 MB message, `king` in 176 us against 864 for
+ * `</thinking>`, on the project's machine).
+ * @internal
+ */
+export function anchorAt(name: string): number {
+  let best = 0
+  for (let i = 1; name.length - i >= 3; i++) if (rank(name.charCodeAt(i)) < rank(name.charCodeAt(best))) best = i
+  return best
+}
+
+/** How many times `ch` occurs in `s`, counting up to `most`. @internal */
+export function countUpTo(s: string, ch: string, most: number): number {
+  let k = 0
+  for (let i = s.indexOf(ch); i >= 0 && k < most; i = s.indexOf(ch, i + 1)) k++
+  return k
+}
+
+/**
  * The closing tag `close` at or after `p`: returns its index, or ~cut when there is none, where
  * `cut` is the window's end or the start of a cut closing tag (unless the input has `ended`).
  *
- * A long value is searched in two ways (measured on the project's machine). By name
+ * A long value is searched in three ways (measured on the project's machine). By name
  * (findCloseByName): fastest on a short value (without it a 10 KB message's parse took 10%
- * longer), so the first `head` characters go that way. The rest goes in windows, each by its
- * anchor (findCloseByAnchor: V8 finds the two characters `/c` of `</content>` by a scan for '/'
- * and a compare, in native code) unless its first characters show '/' dense (JSX and HTML
- * closing tags, paths, comment banners), where a restart of that scan at every '/' costs more
- * than the search by name. On the realistic message's code body the anchor is about 2.5x faster
- * than the name; on a JSX body they are about even. Each window is searched once, in order, so
- * the first closing tag is found and the work is linear.
+ * longer), so the first `head` characters go that way. The rest goes in windows, each by one of
+ * two anchors, which V8 finds by a scan for their first character and a compare, in native code
+ * (findCloseByAnchor): `/conte` of `</content>`, or the name from its rarest letter (`king` of
+ * `</thinking>`, `conten` of content), whichever's first character the window's first
+ * characters show the rarer; where both are dense (a restart of that scan at each costs more),
+ * by name. On the realistic message's code body the '/' anchor is about 2.5x faster than the
+ * name; on a JSX body, where '/' is dense, the letter anchor about 2x. Each window is searched
+ * once, in order, so the first closing tag is found and the work is linear.
  */
 export function findClose(w: string, p: number, close: string, ended: boolean, nameRe: RegExp, o: CloseSearch = CLOSE_SEARCH): number {
   const n = w.length
@@ -91,10 +130,17 @@ export function findClose(w: string, p: number, close: string, ended: boolean, n
   let from = Math.min(n, p + 2 + o.head)
   let found = findCloseByName(w, p + 2, from, close, nameRe)
   if (found >= 0) return found
-  const anchor = close.slice(1, 3)
+  const slash = close.slice(1, 7)
+  const at = anchorAt(close.slice(2, close.length - 1))
+  const letters = close.slice(2 + at, 8 + at)
+  const lead = letters.slice(0, 1)
   while (found < 0 && from < n) {
     const to = Math.min(n, from + o.window)
-    found = slashDense(w, from, o) ? findCloseByName(w, from, to, close, nameRe) : findCloseByAnchor(w, from, to, close, anchor, nameRe)
+    const sample = w.slice(from, from + o.sample)
+    const b = countUpTo(sample, '/', o.dense)
+    const a = countUpTo(sample, lead, o.dense)
+    if (a >= o.dense && b >= o.dense) found = findCloseByName(w, from, to, close, nameRe)
+    else found = b <= a ? findCloseByAnchor(w, from, to, close, slash, 1, nameRe) : findCloseByAnchor(w, from, to, close, letters, 2 + at, nameRe)
     from = to
   }
   if (found >= 0) return found
@@ -107,30 +153,22 @@ export function findClose(w: string, p: number, close: string, ended: boolean, n
   return ~n
 }
 
-/** Do the first `o.sample` characters from `from` hold `o.dense` '/' or more? @internal */
-export function slashDense(w: string, from: number, o: CloseSearch): boolean {
-  // on a slice, so that a text without '/' is not searched past the sample
-  const s = w.slice(from, from + o.sample)
-  let k = 0
-  for (let i = s.indexOf('/'); i >= 0; i = s.indexOf('/', i + 1)) if (++k >= o.dense) return true
-  return false
-}
-
 /**
- * The first closing tag `close` whose name starts in [from, to) in `w`, or -1, found by `anchor`
- * (its '/' and the name's first character): each hit is checked by a compare. The anchors of
- * such tags start in [from - 1, to - 1), searched in a slice that ends there. Should hits come
- * closer than every 32 characters on average (a text full of the anchor), the rest of the range
- * goes to the search by name, where a hit costs less.
+ * The first closing tag `close` whose name starts in [from, to) in `w`, or -1, found by
+ * `anchor`, which starts `off` characters into the tag: each hit is checked by a compare. The
+ * anchors of such tags start in [from - 2 + off, to - 2 + off), searched in a slice that ends
+ * there. Should hits come closer than every 32 characters on average (a text full of the
+ * anchor), the rest of the range goes to the search by name, where a hit costs less.
  */
-function findCloseByAnchor(w: string, from: number, to: number, close: string, anchor: string, nameRe: RegExp): number {
-  const s = w.slice(from - 1, to)
+function findCloseByAnchor(w: string, from: number, to: number, close: string, anchor: string, off: number, nameRe: RegExp): number {
+  const lo = from - 2 + off
+  const s = w.slice(lo, Math.min(w.length, to - 2 + off + anchor.length - 1))
   const most = 16 + ((to - from) >> 5)
   let hits = 0
   for (let k = s.indexOf(anchor); k >= 0; k = s.indexOf(anchor, k + 1)) {
-    const j = from - 1 + k
-    if (w.charCodeAt(j - 1) === 60 && w.startsWith(close, j - 1)) return j - 1
-    if (++hits > most) return findCloseByName(w, j + 2, to, close, nameRe)
+    const t = lo + k - off // where the tag would start
+    if (w.startsWith(close, t)) return t
+    if (++hits > most) return findCloseByName(w, t + 3, to, close, nameRe)
   }
   return -1
 }

@@ -6,7 +6,7 @@
  */
 import type { Field } from './field.js'
 import { LENIENT_SLACK, type TagSet } from './tags.js'
-import { CLOSE_SEARCH, slashDense, type CloseSearch } from './exact-scan.js'
+import { CLOSE_SEARCH, anchorAt, countUpTo, type CloseSearch } from './exact-scan.js'
 
 // character codes
 const LT = 60 // '<'
@@ -137,25 +137,46 @@ export interface CloseAt {
   closeAt: number
 }
 
-/** lenientClose's stretches: findClose's, with '/' dense sooner (a '/' costs a call here). */
-const LENIENT_SEARCH: CloseSearch = { ...CLOSE_SEARCH, dense: 8 }
+/**
+ * lenientClose's stretches: findClose's, where `dense` bounds the anchor's first character in a
+ * window's sample, and `slashes` the '/' (a '/' costs a call from JavaScript, sooner dense).
+ * @internal
+ */
+export interface LenientSearch extends CloseSearch {
+  /** A window whose sample holds fewer '/' than this may be searched by each '/'. */
+  slashes: number
+}
+
+/** The defaults of {@link LenientSearch}. @internal */
+export const LENIENT_SEARCH: LenientSearch = { ...CLOSE_SEARCH, slashes: 8 }
 
 /**
  * The '<' of the first lenient closing tag `close` at or after `p` in a long value, or -1: as the
- * exact search (findClose), the first stretch by name, then window by window, by name where '/'
- * is dense and by each '/' elsewhere: the robust profile's parse of the realistic 200 KB message
- * took 10-15% less time than with one search by name, of the 2 MB one 6-8% (on the project's
- * machine). Each window takes the tags whose name starts in it, in order, so the first one is
- * found and the work is linear. (Blanks may follow the '/', so the exact search's two-character
- * anchor does not serve here.)
+ * exact search (findClose), the first stretch by name, then window by window, each by what its
+ * sample shows rarer, the name's anchor (see anchorAt) or '/', and by name where both are
+ * dense. The anchor took the robust parse of the realistic messages from about the exact
+ * profile's time to a fraction of it (a stray `<thinking>` in prose opens a reasoning block,
+ * whose closing tag is then searched through the whole rest); '/' serves names whose letters
+ * are all common in the text (`content` in code). Each window takes the tags whose name starts
+ * in it, in order, so the first one is found and the work is linear.
  */
-export function lenientClose(w: string, p: number, close: string, ended: boolean, re: RegExp, o: CloseSearch = LENIENT_SEARCH): number {
+export function lenientClose(w: string, p: number, close: string, ended: boolean, re: RegExp, o: LenientSearch = LENIENT_SEARCH): number {
   const n = w.length
   let from = Math.min(n, p + 2 + o.head)
   let j = lenientByName(w, p, p, from, close, ended, re)
+  if (j >= 0 || from >= n) return j
+  const name = close.slice(2, close.length - 1)
+  const at = anchorAt(name)
+  const anchor = name.slice(at, at + 6)
+  const lead = anchor.slice(0, 1)
   while (j < 0 && from < n) {
     const to = Math.min(n, from + o.window)
-    j = slashDense(w, from, o) ? lenientByName(w, p, from, to, close, ended, re) : lenientBySlash(w, p, from, to, close, ended, re)
+    const sample = w.slice(from, from + o.sample)
+    const a = countUpTo(sample, lead, o.dense)
+    const b = countUpTo(sample, '/', o.slashes)
+    if (a < o.dense && (a <= b || b >= o.slashes)) j = lenientByAnchor(w, p, from, to, close, ended, re, name, anchor, at)
+    else if (b < o.slashes) j = lenientBySlash(w, p, from, to, close, ended, re)
+    else j = lenientByName(w, p, from, to, close, ended, re)
     from = to
   }
   return j
@@ -187,6 +208,32 @@ function lenientByName(w: string, p: number, from: number, to: number, close: st
     if (k < p || w.charCodeAt(k) !== SLASH) continue
     const j = ltBefore(w, p, k)
     if (j >= 0 && closeEnd(w, j, close, ended) >= 0) return j
+  }
+  return -1
+}
+
+/**
+ * The same, found by the name's anchor (`anchor`, from `at` in `name`): each hit whose name is
+ * whole goes back over blanks, '/', blanks to a '<', which closeEnd confirms. The anchors of
+ * names starting in [from, to) start in [from + at, to + at), searched in a slice that ends
+ * there; should hits come closer than every 32 characters on average, the rest of the range
+ * goes to lenientByName.
+ */
+function lenientByAnchor(w: string, p: number, from: number, to: number, close: string, ended: boolean, re: RegExp, name: string, anchor: string, at: number): number {
+  const s = w.slice(from + at, Math.min(w.length, to + at + anchor.length - 1))
+  const most = 16 + ((to - from) >> 5)
+  let hits = 0
+  for (let k = s.indexOf(anchor); k >= 0; k = s.indexOf(anchor, k + 1)) {
+    const q = from + k // where the name would start
+    if (w.startsWith(name, q)) {
+      let b = q - 1
+      while (b >= p && isBlank(w.charCodeAt(b))) b--
+      if (b >= p && w.charCodeAt(b) === SLASH) {
+        const j = ltBefore(w, p, b)
+        if (j >= 0 && closeEnd(w, j, close, ended) >= 0) return j
+      }
+    }
+    if (++hits > most) return lenientByName(w, p, q + 1, to, close, ended, re)
   }
   return -1
 }
