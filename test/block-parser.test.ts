@@ -74,6 +74,40 @@ t.test('resume and full give identical diff streams (1-, 3-, 7-byte and random c
   t.pass('identical')
 })
 
+t.test('a \'<\' inside a value takes the shorter path only where it starts no closing tag of the value, lenient or exact', async (t) => {
+  // Engine.takesWhole with the robust options: a chunk with a '<' inside a param or reasoning
+  // value is taken whole when none of its '<' can start the value's closing tag, with blanks
+  // (lenientTags) or exactly (decodeEntities alone), whole or cut by the chunk's end; values
+  // full of near-misses, against re-parsing after every chunk
+  const bits = ['<', '< ', '</', '< /', '</ ', '<\t/ ', '< \t', 'thinking', 'thinkin', 'think', 'path', 'pat', 'command', '>', ' >', ' ', '\t', 'x', '<b>', '</b>', '&amp;', '&', '\n']
+  const value = fc.array(fc.constantFrom(...bits), { maxLength: 30, size: 'max' }).map((a) => a.join(''))
+  const closes = (name: string): string[] => [`</${name}>`, `< /${name}>`, `</ ${name} >`, `<\t/\t${name}>`, '']
+  const message = fc.oneof(
+    fc.tuple(value, fc.constantFrom(...closes('thinking')), value).map(([v, c, after]) => `<thinking>${v}${c}${after}`),
+    fc.tuple(fc.constantFrom('path', 'command'), value, fc.boolean(), value).map(([p, v, closed, after]) => `<execute_command><${p}>${v}${closed ? `</${p}>` : ''}${after}</execute_command>`),
+  )
+  const chunkings = message.chain((m) => fc.tuple(fc.constant(m), fc.oneof(
+    fc.constantFrom(1, 3, 7, 16).map((n) => fixedChunks(m, n)),
+    cutsUpTo(m.length).map((cuts) => chunksOf(m, cuts)),
+  )))
+  const optionSets: BlockParserOptions[] = [
+    { profile: 'robust', diagnostics: false },
+    { lenientTags: true, reasoningTags: ['thinking'] },
+    { lenientTags: true, hidePartialTags: true, reasoningTags: ['thinking'] },
+    { decodeEntities: true, reasoningTags: ['thinking'] },
+  ]
+  for (const opts of optionSets) {
+    fc.assert(fc.property(chunkings, ([m, chunks]) => {
+      const a = drive(chunks, { ...opts, reparse: 'resume' })
+      const b = drive(chunks, { ...opts, reparse: 'full' })
+      if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`${json(opts)} differ on ${json(chunks)}`)
+      const final = parseAssistantMessage(m, { ...opts, idGenerator: counter(), final: true })
+      if (json(a.parser.blocks) !== json(final)) throw new Error(`${json(opts)}: final blocks differ on ${json(chunks)}`)
+    }), { numRuns: 400 })
+    t.pass(`identical with ${json(opts)}`)
+  }
+})
+
 t.test('resume and full give identical diff streams under each option (the shorter path of the usual chunk against re-parsing)', async (t) => {
   // resume mode sends a chunk that only grows the open value by a shorter path (Engine.takesWhole
   // and grow); full mode re-parses the whole text and never takes it. With the exact scanners the

@@ -29,7 +29,7 @@ import type { GreedyView } from './greedy.js'
 import { FenceScanner } from './fences.js'
 import { TagReader } from './tag-reader.js'
 import { Diagnostics } from './diagnostics.js'
-import { closeNameRegex, scanCloseLenient } from './lenient.js'
+import { closeNameRegex, lenientCloseFree, scanCloseLenient } from './lenient.js'
 import { growingFields, openField, render, toolBlock, type OpenField } from './render.js'
 
 /** The modes of SPEC 3 (reasoning is the `reasoningTags` option's). */
@@ -208,7 +208,13 @@ export class Engine {
   takesWhole(chunk: string, field: Field): boolean {
     if (this.carry.length !== 0 || chunk.length === 0) return false
     if (!this.plain) {
-      if (chunk.indexOf('<') >= 0) return false
+      const first = chunk.indexOf('<')
+      if (first >= 0) {
+        // in a value, a '<' that starts no closing tag of it (whole or cut) is text as any other
+        if (this.mode !== Mode.Param && this.mode !== Mode.Reasoning) return false
+        const close = this.mode === Mode.Param ? this.paramClose : this.reasoningClose
+        if (!(this.lenient ? lenientCloseFree(chunk, first, close) : closeFree(chunk, first, close))) return false
+      }
       if (this.mode === Mode.Reasoning) return field === this.reasoning
       return this.mode === Mode.Param && this.showsParam(field) && (!this.o.decodeEntities || this.o.hidePartialTags || chunk.indexOf('&') < 0)
     }
