@@ -176,6 +176,10 @@ const CASES = [
     make: (n) => { const t = '<write_to_file><path>a</path><content>' + fill('</conten </ a</', n); return [t, chunk(t, 16)] },
   },
   {
+    item: '16', label: 'robust, 16-byte chunks: a reasoning value full of near-misses of its closing tag (`< /thinkin`, `<\\t/ think`: each chunk\'s `<` checked against the lenient closing tag on the shorter path, lenientCloseFree)', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
+    make: (n) => { const t = '<thinking>' + fill('< /thinkin <\t/ think </b> ', n); return [t, chunk(t, 16)] },
+  },
+  {
     item: '16', label: "lenientTags, one-shot: '<', 60 blanks, `read_file`, 60 blanks, `x` (the lenient regex's blank runs)", opts: { lenientTags: true }, sizes: [1 * MB, 4 * MB],
     make: (n) => [fill('<' + ' '.repeat(60) + 'read_file' + ' '.repeat(60) + 'x', n), null],
   },
