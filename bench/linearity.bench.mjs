@@ -192,8 +192,8 @@ const CASES = [
     make: (n) => [flat('<write_to_file><path>a</path><content>' + '< / content x content  /content'.repeat(Math.round(n / 31)) + '</content></write_to_file>'), null],
   },
   {
-    item: '16', label: 'lenientTags, one-shot: a value full of `/ content` and 16 blanks without their `>` (the name regex\'s blank run, the look-back)', opts: { lenientTags: true }, sizes: IN_MEMORY,
-    make: (n) => [flat('<write_to_file><path>a</path><content>' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
+    item: '16', label: 'lenientTags, one-shot: a value full of `/ content` and 16 blanks without their `>` after a `<b>` (the long search by name: its blank run, the look-back; without the `<b>`, the value\'s first `<` is its closing tag and nothing is searched)', opts: { lenientTags: true }, sizes: IN_MEMORY,
+    make: (n) => [flat('<write_to_file><path>a</path><content>a <b> ' + ' / content                x'.repeat(Math.round(n / 27)) + '</content></write_to_file>'), null],
   },
   {
     item: '16', label: 'cline, one-shot: a value past its first 32 KB whose 16 KB windows (aligned to the search\'s) start without \'/\' and go on with `//` (the anchor `/c` searched through dense \'/\' the sample missed)', opts: {}, sizes: [1 * MB, 4 * MB],
@@ -224,8 +224,8 @@ const CASES = [
     make: (n) => [flat('<write_to_file><path>a</path><content>' + 'x content> <content>  content    >'.repeat(Math.round(n / 34)) + '</content></write_to_file>'), null],
   },
   {
-    item: '16', label: 'lenientTags + codeFences, one-shot: tool names and runs of `_` with no `<` (text mode\'s anchor hits, each looked at)', opts: { lenientTags: true, codeFences: true }, sizes: IN_MEMORY,
-    make: (n) => [fill('read_file write_to_file ________ condense thinking list_code_definition_names ', n), null],
+    item: '16', label: 'lenientTags + codeFences, one-shot: eight `<`, then tool names and runs of `_` with no `<` (text mode\'s anchor hits, each looked at: the `<` hand the search to the anchors, which without them never start)', opts: { lenientTags: true, codeFences: true }, sizes: IN_MEMORY,
+    make: (n) => [fill('<<<<<<<<', 8) + fill('read_file write_to_file ________ condense thinking list_code_definition_names ', n), null],
   },
   {
     item: '16', label: 'same: `<`, 90 blanks, then names and no `>` (each anchor hit\'s look-back over the blanks, the sticky regex)', opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],
