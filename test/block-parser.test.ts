@@ -34,6 +34,18 @@ function drive(chunks: (string | Uint8Array)[], opts: BlockParserOptions = {}, e
 const apply = (blocks: Block[], recs: DiffRecord[]): Block[] => recs.reduce((b, d) => applyDiff(b, d as BlockDiff), blocks)
 const json = (x: unknown): string => JSON.stringify(x)
 
+/**
+ * The resume mode's records after every chunk and at the end are the full re-parse's, and its
+ * final blocks the one-shot parse's, for `text` cut into `chunks` under `opts`.
+ */
+function resumeAsFull(opts: BlockParserOptions, text: string, chunks: string[]): void {
+  const a = drive(chunks, { ...opts, reparse: 'resume' })
+  const b = drive(chunks, { ...opts, reparse: 'full' })
+  if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`${json(opts)} differ on ${json(chunks)}`)
+  const final = parseAssistantMessage(text, { ...opts, idGenerator: counter(), final: true })
+  if (json(a.parser.blocks) !== json(final)) throw new Error(`${json(opts)}: final blocks differ on ${json(chunks)}`)
+}
+
 const chunked = soup.chain((s) => cutsUpTo(s.length).map((cuts) => [s, chunksOf(s, cuts)] as const))
 
 for (const reparse of ['resume', 'full'] as const) {
@@ -97,13 +109,7 @@ t.test('a \'<\' inside a value takes the shorter path only where it starts no cl
     { decodeEntities: true, reasoningTags: ['thinking'] },
   ]
   for (const opts of optionSets) {
-    fc.assert(fc.property(chunkings, ([m, chunks]) => {
-      const a = drive(chunks, { ...opts, reparse: 'resume' })
-      const b = drive(chunks, { ...opts, reparse: 'full' })
-      if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`${json(opts)} differ on ${json(chunks)}`)
-      const final = parseAssistantMessage(m, { ...opts, idGenerator: counter(), final: true })
-      if (json(a.parser.blocks) !== json(final)) throw new Error(`${json(opts)}: final blocks differ on ${json(chunks)}`)
-    }), { numRuns: 400 })
+    fc.assert(fc.property(chunkings, ([m, chunks]) => resumeAsFull(opts, m, chunks)), { numRuns: 400 })
     t.pass(`identical with ${json(opts)}`)
   }
 })
@@ -131,13 +137,7 @@ t.test('resume and full give identical diff streams under each option (the short
     cutsUpTo(s.length).map((cuts) => chunksOf(s, cuts)),
   )))
   for (const opts of optionSets) {
-    fc.assert(fc.property(chunkings, ([s, chunks]) => {
-      const a = drive(chunks, { ...opts, reparse: 'resume' })
-      const b = drive(chunks, { ...opts, reparse: 'full' })
-      if (json([a.perChunk, a.tail]) !== json([b.perChunk, b.tail])) throw new Error(`${json(opts)} differ on ${json(chunks)}`)
-      const final = parseAssistantMessage(s, { ...opts, idGenerator: counter(), final: true })
-      if (json(a.parser.blocks) !== json(final)) throw new Error(`${json(opts)}: final blocks differ on ${json(chunks)}`)
-    }), { numRuns: 250 })
+    fc.assert(fc.property(chunkings, ([s, chunks]) => resumeAsFull(opts, s, chunks)), { numRuns: 250 })
     t.pass(`identical with ${json(opts)}`)
   }
 })
