@@ -214,7 +214,7 @@ t.test('an engine fed after its end carries nothing: no tag can be cut any more'
 
 t.test('exact profile: a long value\'s closing tag is found by name and by either anchor, whatever their density', async (t) => {
   // findClose searches a long value's first stretch by name, then window by window, by the
-  // anchor `/conte` or the name's from its rarest letter (`conten`, `king` of thinking), as the
+  // anchor `/conte` or the name from its rarest letter (`conten`, `king` of thinking), as the
   // window's sample shows their first characters, or by name where both are dense: with small
   // stretches and windows (so that every boundary between the searches is met often), values
   // with runs of '/' and of the anchors dense and sparse, closing tags cut short, of other names

@@ -174,6 +174,8 @@ export function lenientClose(w: string, p: number, close: string, ended: boolean
     const sample = w.slice(from, from + o.sample)
     const a = countUpTo(sample, lead, o.dense)
     const b = countUpTo(sample, '/', o.slashes)
+    // on a tie the anchor: here each '/' costs a call from JavaScript, where findClose's '/'
+    // anchor is searched natively (so it takes '/' on a tie)
     if (a < o.dense && (a <= b || b >= o.slashes)) j = lenientByAnchor(w, p, from, to, close, ended, re, name, anchor, at)
     else if (b < o.slashes) j = lenientBySlash(w, p, from, to, close, ended, re)
     else j = lenientByName(w, p, from, to, close, ended, re)
