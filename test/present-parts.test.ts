@@ -249,6 +249,52 @@ t.test('Display: onToolPartial gets a new view per change, whose params are the 
   t.equal(none.d.show(none.snap.live[0]!), undefined, 'no hook: nothing to do')
 })
 
+t.test('Display: the growing param of a tool view is read live: its value at each call, the block\'s once closed; a write keeps to that object', async (t) => {
+  const { snap, d, partials } = display()
+  snap.apply({ op: 'add', index: 0, block: tool({ path: 'a', content: '' }) })
+  d.reset(snap.live[0])
+  const b = snap.live[0]!
+  const atCall: string[] = []
+  const json: string[] = []
+  for (const piece of ['x', 'y', 'z']) {
+    snap.append(b, 'params.content', piece)
+    d.appended(b, piece)
+    d.show(b)
+    const v = partials.at(-1)!
+    atCall.push(v.params.content!)
+    json.push(JSON.stringify(v.params))
+  }
+  t.same(atCall, ['x', 'xy', 'xyz'], 'the value at each call')
+  t.same(json, ['{"path":"a","content":"x"}', '{"path":"a","content":"xy"}', '{"path":"a","content":"xyz"}'], 'own and enumerable, in its place')
+  const kept = partials.at(-1)!.params
+  t.equal(typeof Object.getOwnPropertyDescriptor(kept, 'content')!.get, 'function', 'an accessor: no string is made unless read')
+  t.same({ ...kept }, { path: 'a', content: 'xyz' }, 'a spread copies plain strings')
+  // the field closes (another one opens): a view kept from before reads the block's final value
+  snap.append(b, 'params.path', '.ts')
+  d.appended(b, '.ts')
+  d.show(b)
+  t.equal(kept.content, 'xyz', 'a closed field reads the block\'s own value')
+  t.not(partials.at(-1)!.params, kept, 'the params were copied again when another field grew')
+  t.same({ ...partials.at(-1)!.params }, { path: 'a.ts', content: 'xyz' })
+  snap.append(b, 'params.path', 'x')
+  d.appended(b, 'x')
+  d.show(b)
+  t.equal(partials.at(-1)!.params.path, 'a.tsx', 'the new open field is the live one')
+  t.equal(kept.path, 'a', 'the old copy\'s other params are its own')
+  // a hook that writes to the live param: that object keeps the write, the snapshot does not see
+  // it, and the next update copies the params again
+  const live = partials.at(-1)!.params
+  live.path = 'mutated'
+  t.equal(live.path, 'mutated')
+  t.equal((snap.blocks[0] as ToolUseBlock).params.path, 'a.tsx', 'the snapshot is untouched')
+  snap.append(b, 'params.path', '!')
+  d.appended(b, '!')
+  d.show(b)
+  t.not(partials.at(-1)!.params, live, 'copied again after the write')
+  t.equal(partials.at(-1)!.params.path, 'a.tsx!')
+  t.equal(live.path, 'mutated', 'the written object keeps its value')
+})
+
 t.test('Display: with no say hook and no text listener nothing is cleaned; a listener that comes later gets the text from then on', async (t) => {
   const { snap, d, events, listen } = display({ say: false })
   snap.apply({ op: 'add', index: 0, block: text('<thinking>a') })

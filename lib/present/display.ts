@@ -69,9 +69,15 @@ export class Display {
   private cleaning = false
   /**
    * The params handed to `onToolPartial` for the cursor tool block: the Display's own object,
-   * updated in place from one update to the next (`null`: to be copied from the block).
+   * kept from one update to the next, its growing param read live (`null`: to be copied from the
+   * block).
    */
   private toolParams: Record<string, string> | null = null
+  /**
+   * The field of the cursor tool block that `toolParams` reads live (an accessor, see
+   * `liveParam`), as the Snapshot numbers its open field (-1: none).
+   */
+  private liveField = -1
   /**
    * The one field appended to since the last tool update, as the Snapshot numbers its open field
    * (`Snapshot.openFieldOf`; -1: none).
@@ -116,6 +122,7 @@ export class Display {
     this.shownGeneration = -1
     if (this.paced) this.cadence.reset()
     this.toolParams = null
+    this.liveField = -1
     this.toolField = -1
     this.cleaning = false
     if (b !== undefined && b.type === 'text' && this.cleanText && this.readers()) this.startCleaning(b)
@@ -236,33 +243,50 @@ export class Display {
 
   /**
    * The block given to `onToolPartial`: a new object per update, whose `params` is the Display's
-   * own copy, kept from one update of the block to the next and updated in place (only the field
-   * that grew is written), so an update costs neither a copy of the params nor a write to the
-   * snapshot.
+   * own copy, kept from one update of the block to the next. The param that grows (the open
+   * field) is an accessor that reads the Snapshot's value when read, so an update costs neither
+   * a copy of the params, nor a write, nor the value's string when no hook reads it (issue 16:
+   * "hand `onToolPartial` a view, not a copy"); the copy is taken again only when another field
+   * changed.
    */
   private toolView(b: ToolUseBlock): ToolUseBlock {
     let params = this.toolParams
-    if (params === null || this.toolStale) {
+    if (params === null || this.toolStale || (this.toolField !== -1 && this.toolField !== this.liveField)) {
       this.snap.sync()
       params = this.toolParams = { ...b.params }
-      this.toolStale = false
-    } else if (this.toolField !== -1) {
-      if (this.toolField === this.snap.openFieldOf(b)) {
-        // a plain store: no param is named __proto__ (checkBlock refuses it), and this object is
-        // the Display's own, so no own-property test is needed
-        params[this.snap.openParam] = this.snap.openValue()
-      } else {
-        // that field was closed since (a change applied otherwise, which also marks the params
-        // stale): copy them
-        this.snap.sync()
-        params = this.toolParams = { ...b.params }
-      }
+      const open = this.snap.openFieldOf(b)
+      this.liveField = open
+      if (open !== -1) this.liveParam(params, b, this.snap.openParam, open)
     }
     this.toolField = -1
     this.toolStale = false
     const v: ToolUseBlock = { type: 'tool_use', name: b.name, params, partial: b.partial, call_id: b.call_id, isNativeToolCall: b.isNativeToolCall }
     if (b.truncated === true) v.truncated = true
     return v
+  }
+
+  /**
+   * Makes `params[key]` read the open field `field` of `b`: its growing value while it stays open,
+   * then the block's own (a view kept past its call reads the block as it is then). A write turns
+   * it back into a plain value of that object alone, and the next update copies the params again.
+   * Own and enumerable, as the copied value was: spreads, `JSON.stringify` and comparisons see a
+   * string. (`key` is an own param of `b`: the Snapshot opened it; no param is named __proto__.)
+   */
+  private liveParam(params: Record<string, string>, b: ToolUseBlock, key: string, field: number): void {
+    const snap = this.snap
+    Object.defineProperty(params, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (snap.openFieldOf(b) === field) return snap.openValue()
+        snap.sync()
+        return b.params[key]
+      },
+      set: (value: unknown) => {
+        Object.defineProperty(params, key, { value, writable: true, enumerable: true, configurable: true })
+        if (this.toolParams === params) this.toolStale = true
+      },
+    })
   }
 
   private say(message: SayMessage, listening: boolean): Maybe {

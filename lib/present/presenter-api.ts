@@ -47,11 +47,12 @@ export interface PresenterOptions {
    * UI update for a tool block that is still streaming. Awaited; a throw fails the stream.
    *
    * The block is a view, valid during the call (until a returned promise settles): each update is
-   * a new object, but its `params` object is the same for every update of one block and is
-   * updated in place afterwards, so that an update costs no copy of the call's parameters. Read
-   * what you show during the call; to keep an update, copy it
-   * (`{ ...block, params: { ...block.params } }`). The view is the Presenter's display copy, never
-   * the block `executeTool` gets: writing to it changes nothing but later views of the block.
+   * a new object, but its `params` object is the same for every update of one block, and the
+   * param that is growing is read live (an accessor: its string is made only when read), so that
+   * an update costs no copy of the call's parameters. Read what you show during the call; to keep
+   * an update, copy it (`{ ...block, params: { ...block.params } }`). The view is the Presenter's
+   * display copy, never the block `executeTool` gets: writing to it changes nothing but that
+   * object (later views of the block are copied again).
    */
   onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
   /**
