@@ -456,22 +456,41 @@ export class TextCleaner {
       if (!this.hasLt) this.before.push(s)
       else {
         this.after.push(s)
-        if (this.ltState !== DEAD) this.ltState = runLt(this.ltState, s)
+        this.ltState = runLt(this.ltState, s)
+        if (this.ltState === DEAD) this.fold()
       }
       return
     }
-    if (this.hasLt) {
-      // the old `after` now lies before the last `<`; it starts with `<`, so it has a core
-      if (this.before.ws.length > 0) this.before.core.push(this.before.ws)
-      this.before.core.push(this.after.core.value)
-      this.before.ws = this.after.ws
-      this.before.version++
+    if (this.hasLt) this.fold()
+    const state = runLt(LT, s.slice(lt + 1))
+    if (state === DEAD) {
+      // a `<` that is no partial tag whatever follows (`a < b`, `<br>`): nothing is ever cut at it
+      this.before.push(s)
+      return
     }
     if (lt > 0) this.before.push(s.slice(0, lt))
     this.after.reset()
     this.after.push(lt === 0 ? s : s.slice(lt))
     this.hasLt = true
-    this.ltState = runLt(LT, s.slice(lt + 1))
+    this.ltState = state
+  }
+
+  /**
+   * The last `<` of `S` can no longer start a partial tag (its state is DEAD): `after` joins
+   * `before`, as if that `<` were any other character. `F` stays the same string, and a display
+   * is then one piece fewer to join (most `<` of prose die within a few characters).
+   */
+  private fold(): void {
+    const b = this.before
+    const a = this.after
+    // `after` starts with `<`, so it has a core
+    if (b.ws.length > 0) b.core.push(b.ws)
+    b.core.push(a.core.value)
+    b.ws = a.ws
+    b.version++
+    a.reset()
+    this.hasLt = false
+    this.ltState = DEAD
   }
 
   /** Same as `cleanDisplayText(content, true)` for the content so far. */
