@@ -8,8 +8,8 @@ import { TextCleaner, cleanDisplayText } from '../lib/present/clean.js'
 type Step = { kind: 'push'; piece: string } | { kind: 'read' } | { kind: 'reset'; value: string } | { kind: 'slice'; from: number; to: number }
 
 /** Runs the steps on a Rope and on a plain string side by side: false at the first difference. */
-function agrees(initial: string, steps: readonly Step[]): boolean {
-  const g = new Rope(initial)
+function agrees(initial: string, steps: readonly Step[], sliceable = true): boolean {
+  const g = new Rope(initial, sliceable)
   let want = initial
   for (const s of steps) {
     if (s.kind === 'push') {
@@ -27,7 +27,7 @@ function agrees(initial: string, steps: readonly Step[]): boolean {
     } else if (g.value !== want) return false
     if (g.length !== want.length) return false
   }
-  return g.value === want && g.slice(0, want.length) === want && g.slice(-5, want.length + 5) === want
+  return g.value === want && (!sliceable || (g.slice(0, want.length) === want && g.slice(-5, want.length + 5) === want))
 }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -38,6 +38,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 t.test('value is the concatenation of everything appended since the last reset (property)', (t) => {
   fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(step, { minLength: 300, maxLength: 1200, size: 'max' }), agrees), { numRuns: 60 })
+  t.end()
+})
+
+t.test('a Rope made to be read whole (sliceable: false) has the same value and length; slice throws (property)', (t) => {
+  fc.assert(fc.property(fc.string({ maxLength: 10 }), fc.array(step, { minLength: 300, maxLength: 1200, size: 'max' }), (initial, steps) => agrees(initial, steps, false)), { numRuns: 40 })
+  const g = new Rope('ab', false)
+  g.push('c')
+  t.throws(() => g.slice(0, 1), /read whole/)
   t.end()
 })
 

@@ -39,10 +39,21 @@ export class Rope {
   private probe = 0
   /** Length of the whole string. */
   length: number
+  /**
+   * Whether `slice` may be called: a Rope that is only ever read whole (the text received, a
+   * consumer's copy of a value) keeps neither the open batch's pieces nor the closed batches, a
+   * third of the cost of a push.
+   */
+  private readonly sliceable: boolean
 
-  constructor(initial = '') {
+  /**
+   * @param initial - the string to start with
+   * @param sliceable - `false` for a Rope that is only read whole (`value`): `slice` then throws
+   */
+  constructor(initial = '', sliceable = true) {
     this.base = initial
     this.length = initial.length
+    this.sliceable = sliceable
     if (initial.length > 0) this.close(initial)
   }
 
@@ -50,8 +61,10 @@ export class Rope {
     if (piece.length === 0) return
     if (this.count === 0) this.pending = piece
     else {
-      if (this.count === 1) (this.pieces ??= [])[0] = this.pending
-      this.pieces![this.count] = piece
+      if (this.sliceable) {
+        if (this.count === 1) (this.pieces ??= [])[0] = this.pending
+        this.pieces![this.count] = piece
+      }
       this.pending = this.pending + piece
     }
     this.length += piece.length
@@ -64,6 +77,7 @@ export class Rope {
    * and the open batch's pieces after it), plus a binary search.
    */
   slice(from: number, to: number): string {
+    if (!this.sliceable) throw new Error('Rope: slice of a rope made to be read whole')
     const end = Math.min(to, this.length)
     const start = Math.max(0, from)
     if (start >= end) return ''
@@ -131,6 +145,7 @@ export class Rope {
 
   /** Records `batch`, whose last character is the string's last, as closed. */
   private close(batch: string): void {
+    if (!this.sliceable) return
     ;(this.batches ??= []).push(batch)
     ;(this.ends ??= []).push(this.length)
   }

@@ -77,7 +77,8 @@ export class Snapshot {
    * each time, and comparing it costs a builtin call).
    */
   private openSerial = 0
-  private readonly rope = new Rope()
+  /** Read whole only (`value`). */
+  private readonly rope = new Rope('', false)
   /** The open block's field lags behind `rope`: see {@link Snapshot.sync}. */
   private stale = false
 

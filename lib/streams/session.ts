@@ -134,7 +134,7 @@ export class DiffSession {
    */
   private readonly seenGrowing = new Map<string, { field: Field; ext: string }>()
   /** What `seenValue` keeps of the consumer's growing value, and whose it is. */
-  private readonly seenRope = new Rope()
+  private readonly seenRope = new Rope('', false)
   private seenRopeField: Field | null = null
   /** `seenOpen` lags behind appends sent since it was built. */
   private stale = false
