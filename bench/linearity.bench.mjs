@@ -24,6 +24,7 @@
 //     candidate at each window's end, the search by name of a lenient closing tag (a value full
 //     of the name and of '/'; of the name, '/' and blanks without a '>'), and the fence scanner's look-back from a backtick over spaces;
 //     text mode's anchor hits (names and '_' with no '<', names after '<' and blanks with no '>');
+//     the fence scanner's search for the next backtick, bounded by each tag candidate;
 //     a streamed value kept as a run of the stream's text and cut from it after every chunk; the
 //     consumer's open block rebuilt after shape changes, and for `blocks` read after every chunk;
 //     lenient text and tool mode's indexOf paths (blanks after '<' and after a name, pair-table
@@ -238,6 +239,16 @@ const CASES = [
   {
     item: '16', label: 'same, robust profile, 16-byte chunks', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
     make: (n) => { const t = fill('\n   `x <read_file>', n); return [t, chunk(t, 16)] },
+  },
+  {
+    // the next backtick is looked for up to the next tag candidate only: one search per tool
+    // tag, each over the text before it (longer than the short loop's 64 characters)
+    item: '16', label: 'codeFences, one-shot: 70 characters of text then a read_file call, repeated, no backtick (the search for the next backtick, up to each tag)', opts: { codeFences: true }, sizes: [1 * MB, 4 * MB],
+    make: (n) => [fill('word '.repeat(14) + '<read_file><path>src/a.ts</path></read_file> ', n), null],
+  },
+  {
+    item: '16', label: 'same, robust profile, 16-byte chunks', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
+    make: (n) => { const t = fill('word '.repeat(14) + '<read_file><path>src/a.ts</path></read_file> ', n); return [t, chunk(t, 16)] },
   },
   {
     item: '16', label: "lenientTags + codeFences, one-shot: `<`, 80 blanks, `read_fil`, repeated (lenient text mode's indexOf path: the blanks walked for each `<`, a pair-table hit that names no tag)", opts: { lenientTags: true, codeFences: true }, sizes: [1 * MB, 4 * MB],

@@ -43,6 +43,26 @@ t.test('codeFences: tags in fences and inline code are text', async (t) => {
   t.same(p('```\n<read_file><path>a</path></read_file>\n```', {}), [text('```'), tool('read_file', { path: 'a' }), text('```', true)], 'cline profile: fences mean nothing')
 })
 
+t.test('codeFences: a code span or fence after a long stretch of text (its backticks looked for up to the next tag candidate only)', async (t) => {
+  const o = { codeFences: true }
+  for (const n of [60, 65, 200, 5000]) {
+    const prose = 'p'.repeat(n)
+    const span = `${prose} see \`<read_file><path>a.ts</path></read_file>\` and go`
+    t.same(p(span, o), [text(span, true)], `inline code after ${n} characters of text`)
+    // a '<' that is no tag first: the backtick lies past that candidate
+    const past = `${prose} a <b ${prose} see \`<read_file><path>a.ts</path></read_file>\` and go`
+    t.same(p(past, o), [text(past, true)], `inline code past a stray '<', ${n} characters on each side`)
+    const fence = `${prose} a <b ${prose}\n\`\`\`\n<read_file><path>a.ts</path></read_file>\n\`\`\`\nok`
+    t.same(p(fence, o), [text(fence, true)], `a fence past a stray '<', ${n} characters on each side`)
+    const after = `${prose} \`x\` ${prose} <read_file><path>a.ts</path></read_file>`
+    t.same(p(after, o), [text(`${prose} \`x\` ${prose}`), tool('read_file', { path: 'a.ts' })], `a closed span far before a tool: the tool counts (${n})`)
+    for (const size of [1, 7, 16, 1000]) {
+      const chunks = fixedChunks(past, size)
+      t.same(strip(snapshots(chunks, o).at(-2)!), p(past, o), `streamed in ${size}-character chunks (${n}): the last snapshot before the end`)
+    }
+  }
+})
+
 t.test('codeFences: a tool appears late but never vanishes (3.8) on every prefix', async (t) => {
   const s = 'See `a <read_file><path>x</path></read_file> and `b` then <list_files><path>.</path></list_files>\n```\n<read_file></read_file>\n```\nok'
   let prev: Block[] = []

@@ -26,6 +26,21 @@ function indexOrEnd(w: string, c: string, from: number): number {
 }
 
 /**
+ * The first backtick in `w` from `from`, or `to` if none comes before it (`to`: the next tag
+ * candidate, which is looked at first anyway). Not a search to the window's end: in a message
+ * whose text opens a long tool body after a few lines, that end is the body's, a megabyte of
+ * code with no backtick before the tag.
+ */
+function backtickBefore(w: string, from: number, to: number): number {
+  if (to - from <= 64) {
+    for (let k = from; k < to; k++) if (w.charCodeAt(k) === BACKTICK) return k
+    return to
+  }
+  const k = w.slice(from, to).indexOf('`')
+  return k < 0 ? to : from + k
+}
+
+/**
  * Fences open and close at line starts (up to three spaces, then three or more backticks).
  * A backtick run opens a span that the next run of the same length on the same line closes.
  * While a span is open, a tool tag in it is held back (shown as text) until the span closes
@@ -141,7 +156,8 @@ export class FenceScanner {
       }
       // the next '<', '`' (and newline, in a span); each is looked for again only once passed
       if (nextLt < i) nextLt = this.reader.nextCandidate(w, i, e.textTags, e.ended)
-      if (nextBt < i) nextBt = indexOrEnd(w, '`', i)
+      // (a backtick past the next candidate is not needed before it: `to` then stands for none)
+      if (nextBt < i) nextBt = backtickBefore(w, i, nextLt)
       let q: number
       if (this.span > 0) {
         if (nextNl < i) nextNl = indexOrEnd(w, '\n', i)
