@@ -40,9 +40,10 @@ export class Rope {
   /** Length of the whole string. */
   length: number
   /**
-   * Whether `slice` may be called: a Rope that is only ever read whole (the text received, a
-   * consumer's copy of a value) keeps neither the open batch's pieces nor the closed batches, a
-   * third of the cost of a push.
+   * Whether `slice` may be called: a Rope that is only ever read whole (the Presenter's copy of
+   * the open value, the session's copy of the value its consumer saw) keeps neither the open
+   * batch's pieces nor the closed batches (a push of a 16-character piece measured about 17 ns
+   * against 20). The text a stream receives stays sliceable: its values are runs of it.
    */
   private readonly sliceable: boolean
 
