@@ -52,7 +52,8 @@ export interface PresenterOptions {
    * an update costs no copy of the call's parameters. Read what you show during the call; to keep
    * an update, copy it (`{ ...block, params: { ...block.params } }`). The view is the Presenter's
    * display copy, never the block `executeTool` gets: writing to it changes nothing but that
-   * object (later views of the block are copied again).
+   * object, which later views of the block may share (a write to the growing param makes the
+   * next update copy the params again).
    */
   onToolPartial?: (block: ToolUseBlock) => void | PromiseLike<void>
   /**
