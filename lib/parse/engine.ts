@@ -249,11 +249,17 @@ export class Engine {
 
   /** Feeds a chunk that `takesWhole` accepted: what `feed` does with it, by a shorter path. */
   grow(chunk: string): void {
-    const body = this.tool === null ? null : this.tool.body
-    if (body !== null) body.from = body.viewFrom = 0
     const field = this.mode === Mode.Text ? this.text : this.mode === Mode.Param ? this.param! : this.reasoning!
-    field.pushAt(chunk, this.pos)
-    this.keep(chunk, this.pos, chunk.length)
+    const at = this.pos
+    const n = chunk.length
+    field.pushAt(chunk, at)
+    // keep(chunk, at, n), where the chunk ends the window and leaves nothing to carry
+    const body = this.tool === null ? null : this.tool.body
+    if (body !== null && !body.skipWhole(n)) {
+      body.from = body.viewFrom = 0
+      if (body.endWindow(chunk, n, at)) this.shape++
+    }
+    this.pos = at + n
   }
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */

@@ -94,6 +94,21 @@ export class ToolBody implements GreedyBody {
     this.from = to
   }
 
+  /**
+   * The body ran on by a whole streamed chunk of `n` characters in which it has nothing to look
+   * for: the greedy param's value is skipped (its Field holds it; skipping begins only once the
+   * param's first opening tag is found) and no view streams. Then it only counts the chunk, as
+   * `from = viewFrom = 0` and `endWindow(chunk, n, base)` would, without the calls. Otherwise it
+   * returns false having changed nothing.
+   */
+  skipWhole(n: number): boolean {
+    if (!this.skipping || this.viewClose !== null) return false
+    this.bodyLength += n
+    this.from = n
+    this.viewFrom = 0
+    return true
+  }
+
   /** Adds the pending range of the body to the Rope it belongs to; before any read or switch. */
   private flush(): void {
     const w = this.runW
