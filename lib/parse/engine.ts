@@ -251,15 +251,16 @@ export class Engine {
   grow(chunk: string): void {
     const field = this.mode === Mode.Text ? this.text : this.mode === Mode.Param ? this.param! : this.reasoning!
     const at = this.pos
-    const n = chunk.length
     field.pushAt(chunk, at)
-    // keep(chunk, at, n), where the chunk ends the window and leaves nothing to carry
     const body = this.tool === null ? null : this.tool.body
-    if (body !== null && !body.skipWhole(n)) {
-      body.from = body.viewFrom = 0
-      if (body.endWindow(chunk, n, at)) this.shape++
+    // the chunk is the whole window and leaves nothing to carry: what keep does, unless a tool
+    // body must look at it (a skipped greedy value only counts it)
+    if (body === null || body.skipWhole(chunk.length)) {
+      this.pos = at + chunk.length
+      return
     }
-    this.pos = at + n
+    body.from = body.viewFrom = 0
+    this.keep(chunk, at, chunk.length)
   }
 
   /** Ends the window: everything before `cut` is decided, the rest is carried to the next feed. */
