@@ -3,6 +3,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { Duplex, Readable, Writable, PassThrough } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { once } from 'node:events'
 import {
   BlockParser, createBlockParser, parseAssistantMessage, parseStream, createWebBlockParser, applyDiff,
   type Block, type BlockDiff, type BlockParserOptions, type DiffRecord,
@@ -285,6 +286,10 @@ t.test('a write with no callback is parsed at once when idle, and the same chunk
   const op = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom('a', ' b', '<read_file><path>x', '</path></read_file>', '\n', '<', 'cont').map((c) => ({ kind: 'write' as const, c })) },
     { weight: 2, arbitrary: fc.constant({ kind: 'read' as const, c: '' }) },
+    // the direct parser too takes some writes through the Writable, and both may be corked: each
+    // changes the state that `write` checks before parsing a chunk itself
+    { weight: 1, arbitrary: fc.constantFrom('x', '<path>', '</read_file>').map((c) => ({ kind: 'writecb' as const, c })) },
+    { weight: 1, arbitrary: fc.constantFrom('cork' as const, 'uncork' as const).map((kind) => ({ kind, c: '' })) },
   )
   await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), async (ops, hwm, endEarly) => {
     const direct = new BlockParser({ highWaterMark: hwm, writableHighWaterMark: 2, idGenerator: counter() })
@@ -296,6 +301,13 @@ t.test('a write with no callback is parsed at once when idle, and the same chunk
       if (o.kind === 'write') {
         direct.write(o.c)
         classic.write(o.c, () => undefined)
+      } else if (o.kind === 'writecb') {
+        direct.write(o.c, () => undefined)
+        classic.write(o.c, () => undefined)
+      } else if (o.kind === 'cork') {
+        both.forEach((p) => p.cork())
+      } else if (o.kind === 'uncork') {
+        both.forEach((p) => p.uncork())
       } else {
         both.forEach((p, k) => {
           const r = p.read() as DiffRecord | null
@@ -303,10 +315,16 @@ t.test('a write with no callback is parsed at once when idle, and the same chunk
         })
       }
       await tick()
+      // corked, a chunk the direct parser already took (held behind a full readable side) is
+      // parsed at the next read, while the same chunk still in the Writable's buffer waits for
+      // the uncork: the two agree again once uncorked
+      if (direct.writableCorked > 0) continue
       if (direct.text !== classic.text || direct.readableLength !== classic.readableLength) {
         throw new Error(`after ${JSON.stringify(o)}: parsed ${JSON.stringify(direct.text)} / ${JSON.stringify(classic.text)}, holding ${direct.readableLength} / ${classic.readableLength} records`)
       }
     }
+    both.forEach((p) => { while (p.writableCorked > 0) p.uncork() })
+    await tick()
     if (endEarly) both.forEach((p) => p.end())
     await tick()
     if (direct.readableLength !== classic.readableLength) throw new Error('the end ran before its records were read on one side only')
@@ -318,6 +336,41 @@ t.test('a write with no callback is parsed at once when idle, and the same chunk
     if (json(blocks) !== json(parseAssistantMessage(direct.text, { final: true, idGenerator: counter() }))) throw new Error('records do not add up to the parse')
   }), { numRuns: 300 })
   t.pass('direct writes and Writable writes agree step by step')
+})
+
+t.test('corked, a write waits in the Writable; uncorked, it is parsed', async (t) => {
+  const p = new BlockParser({ idGenerator: counter() })
+  p.resume()
+  p.write('Hi ')
+  p.cork()
+  p.write('there')
+  t.equal(p.text, 'Hi ', 'not parsed while corked')
+  t.equal(p.writableLength, 1)
+  p.uncork()
+  t.equal(p.text, 'Hi there')
+  p.write('!')
+  t.equal(p.text, 'Hi there!', 'idle again: parsed at once')
+})
+
+t.test('after end() or destroy(), a write is the Writable\'s: refused, nothing parsed', async (t) => {
+  const ended = new BlockParser({ idGenerator: counter() })
+  ended.resume()
+  ended.write('Hi ')
+  ended.write('there')
+  ended.end()
+  const failed = once(ended, 'error')
+  t.equal(ended.write(' more'), false)
+  const [err] = await failed
+  t.equal((err as { code?: string }).code, 'ERR_STREAM_WRITE_AFTER_END')
+  t.equal(ended.text, 'Hi there')
+  const destroyed = new BlockParser({ idGenerator: counter() })
+  destroyed.on('error', () => {})
+  destroyed.write('Hi ')
+  destroyed.write('there')
+  destroyed.destroy()
+  t.equal(destroyed.write(' more'), false)
+  await once(destroyed, 'close')
+  t.equal(destroyed.text, 'Hi there')
 })
 
 t.test('a direct write that fills the readable side holds the next chunk unparsed and the end until a read', async (t) => {

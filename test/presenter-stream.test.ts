@@ -561,4 +561,46 @@ t.test('write: an idle record is presented at once; cork, callbacks, async hooks
     t.same(says, ['a', 'ab'])
     p.destroy()
   })
+
+  // `write` remembers that the Writable was idle rather than reading its state on every record:
+  // each way the state changes must make it look again
+  t.test('after end(): a write is the Writable\'s (write after end), nothing presented', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    p.write(add('a'))
+    p.write(app('b'))
+    p.end()
+    const failed = once(p, 'error')
+    t.equal(p.write(app('c')), false)
+    const [err] = await failed
+    t.equal((err as { code?: string }).code, 'ERR_STREAM_WRITE_AFTER_END')
+    t.same(says, ['a', 'ab', 'ab'], 'the final update of the block, and nothing of the late record')
+    t.same(p.blocks, [{ type: 'text', content: 'ab', partial: false }])
+  })
+
+  t.test('after destroy(): a write is refused, nothing presented', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    p.write(add('a'))
+    p.write(app('b'))
+    p.destroy()
+    p.on('error', () => {})
+    t.equal(p.write(app('c')), false)
+    await once(p, 'close')
+    t.same(says, ['a', 'ab'])
+    t.same(p.blocks, [{ type: 'text', content: 'ab', partial: true }])
+  })
+
+  t.test('a write with a callback between direct ones: order and outcome unchanged', async (t) => {
+    const says: string[] = []
+    const p = createPresenter({ say: (m) => { says.push(m.content) }, executeTool: () => '' })
+    p.write(add('a'))
+    const cb = new Promise<void>((resolve) => p.write(app('b'), () => resolve()))
+    p.write(app('c'))
+    await cb
+    p.write(app('d'))
+    p.end()
+    await once(p, 'finish')
+    t.same(says, ['a', 'ab', 'abc', 'abcd', 'abcd'])
+  })
 })

@@ -84,6 +84,14 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
   private heldFlush: TransformCallback | null = null
   /** See {@link BlockParser.stopParsing}. */
   private parsingStopped = false
+  /**
+   * `write` found the Writable idle (nothing buffered or held, not corked, ended or destroyed)
+   * and nothing has changed that since: the Writable's own `write`, `cork`, `end` and `destroy`
+   * clear this. Reading that state on every chunk takes four getters, and V8 may leave them out
+   * of line once `write` is inlined into the upstream's `pipe` handler (whose code is shared by
+   * every pipe, a Presenter's `write` included).
+   */
+  private idle = false
 
   /** @param options - see {@link BlockParserOptions} */
   constructor(options: BlockParserOptions & EmitOption<R> = {} as BlockParserOptions & EmitOption<R>) {
@@ -156,7 +164,7 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
       return false
     }
     if (encoding === undefined && cb === undefined && !this.blocked && !this.parsingStopped
-      && this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed) {
+      && (this.idle || (this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed))) {
       const before = this.readableLength
       try {
         this.session.push(chunk)
@@ -168,7 +176,30 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
       if (after !== before && after >= this.readableHighWaterMark) this.blocked = true
       return true
     }
+    // the Writable may keep this chunk's callback (the readable side is full), or buffer it
+    this.idle = false
     return super.write(chunk, encoding as BufferEncoding, cb)
+  }
+
+  /** @internal */
+  override cork(): void {
+    this.idle = false
+    super.cork()
+  }
+
+  /** @internal */
+  override end(cb?: () => void): this
+  override end(chunk: unknown, cb?: () => void): this
+  override end(chunk: unknown, encoding: BufferEncoding, cb?: () => void): this
+  override end(...args: unknown[]): this {
+    this.idle = false
+    return Reflect.apply(Transform.prototype.end, this, args) as this
+  }
+
+  /** @internal */
+  override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
+    this.idle = false
+    callback(err)
   }
 
   /**
