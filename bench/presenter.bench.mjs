@@ -19,7 +19,8 @@
 //
 // Linearity of the display cleaning (issue 11 item 4): text blocks whose display text is hard to
 // clean incrementally (a stray `<` followed by pages of words, a partial tag that never ends,
-// many `<` that turn out not to be tags, thinking tags), at n and 4n in 16-byte chunks through
+// many `<` that turn out not to be tags, thinking tags, and the Display's lag: prose without `<`,
+// and prose with a `<` every other chunk), at n and 4n in 16-byte chunks through
 // BlockParser → Presenter, measured interleaved. Target: 4x input <= 6x time.
 //
 // Run: npm run build && node --expose-gc bench/presenter.bench.mjs
@@ -195,6 +196,11 @@ const LINEAR = [
   // a held tag keeps the display the same text while the cleaner's way to it changes; those
   // displays were compared whole after each update (256 KB took 23 s)
   ['a tag held while the display stays the same: `x</read_file>` ×N, 1-byte chunks', (n) => repeatTo('', 'x</read_file>', n), 1],
+  // the Display's lag: pieces without `<` kept back from the cleaner and shown as its last
+  // display plus the pieces, caught up every 128 pieces (1-byte chunks: the most catch-ups) and
+  // at every piece with `<`
+  ['prose without `<` (the lag): `word ` ×N, 1-byte chunks', (n) => repeatTo('', 'word ', n), 1],
+  ['prose with a `<` every other chunk or so: `plain prose, some words, x<y ` ×N', (n) => repeatTo('', 'plain prose, some words, x<y ', n)],
 ]
 const N = 64 * KB
 let shown = 0 // read by the `say` of every update, so that its text is not optimised away

@@ -321,6 +321,16 @@ export class TextCleaner {
   headTo = 0
   generation = 0
 
+  /**
+   * Appending text without `<` now adds exactly that text to the end of `display()`: no pass
+   * keeps back a `<` (`plain`), so none can match, and no `<` of `S` may start a partial tag
+   * (`hasLt` is false once the last one is dead), so nothing is cut. Then, in that state, `lead +
+   * S + trailWs` grows by the text as it is (the plain path of `append`).
+   */
+  get appendsVerbatim(): boolean {
+    return this.plain && !this.hasLt
+  }
+
   /** Starts over with `content` (a new block, or a change that is not an append). */
   reset(content: string): void {
     for (const p of this.passes) p.hold = ''
