@@ -210,7 +210,10 @@ export class Presenter extends Writable {
       readOnly: new Set(readOnly),
       checkpoint: options.checkpoint,
     }, this)
-    this.on('pipe', (src: Readable) => { this.upstream = src })
+    this.on('pipe', (src: Readable) => {
+      this.upstream = src
+      if (src instanceof BlockParser) src.fuse(this)
+    })
     this.on('unpipe', (src: Readable) => this.unpiped(src))
     this.signal = options.signal
     if (this.signal !== undefined) {
@@ -270,6 +273,22 @@ export class Presenter extends Writable {
       }
     }
     return super.write(chunk, encoding as BufferEncoding, callback as Callback)
+  }
+
+  /**
+   * A record from the {@link BlockParser} piped into this stream, handed over directly (see
+   * {@link BlockParser.fuse}): taken as `write` takes it at once, or refused (false) when `write`
+   * would buffer it or hand it to the Writable.
+   * @internal
+   */
+  offer(record: unknown): boolean {
+    if (!this.direct || this.busy) return false
+    if (!this.idle) {
+      this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
+      if (!this.idle) return false
+    }
+    if (!this.grow(record)) this.serial(DIRECT, record, this.directDone)
+    return true
   }
 
   /** @internal */
@@ -602,6 +621,7 @@ export class Presenter extends Writable {
    * counted in its readable side will not come: the drain ends with what this stream holds.
    */
   private unpiped(src: Readable): void {
+    if (src instanceof BlockParser) src.unfuse()
     if (this.upstream !== src) return
     this.upstream = null
     if (!this.draining || src.readableEnded) return // at its end, the end of this stream follows
