@@ -112,6 +112,7 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
   private fused: RecordTaker | null = null
   /** Inside `_read`: a record made there is pushed (the Readable delivers it after `_read`). */
   private reading = false
+  /** The parser's own `newListener` listener while fused: a second reader ends the fusion. */
   private fusedListener: ((event: string | symbol) => void) | null = null
 
   /** @param options - see {@link BlockParserOptions} */

@@ -263,22 +263,15 @@ export class Presenter extends Writable {
   override write(chunk: unknown, callback?: (error: Error | null | undefined) => void): boolean
   override write(chunk: unknown, encoding: BufferEncoding, callback?: (error: Error | null | undefined) => void): boolean
   override write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    if (encoding === undefined && callback === undefined && this.direct && !this.busy && chunk !== null) {
-      if (!this.idle) {
-        this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
-      }
-      if (this.idle) {
-        if (!this.grow(chunk)) this.serial(DIRECT, chunk, this.directDone)
-        return true
-      }
-    }
+    if (encoding === undefined && callback === undefined && chunk !== null && this.offer(chunk)) return true
     return super.write(chunk, encoding as BufferEncoding, callback as Callback)
   }
 
   /**
-   * A record from the {@link BlockParser} piped into this stream, handed over directly (see
-   * {@link BlockParser.fuse}): taken as `write` takes it at once, or refused (false) when `write`
-   * would buffer it or hand it to the Writable.
+   * Presents `record` at once, as `write` does when the Writable is idle, and returns true; or
+   * returns false, having done nothing, when `write` must hand it to the Writable (to buffer it,
+   * or to refuse it). Also how a {@link BlockParser} piped into this stream hands over its
+   * records directly (see {@link BlockParser.fuse}).
    * @internal
    */
   offer(record: unknown): boolean {
