@@ -110,7 +110,10 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    * record is offered to it directly, not pushed.
    */
   private fused: RecordTaker | null = null
-  /** Inside `_read`: a record made there is pushed (the Readable delivers it after `_read`). */
+  /**
+   * Inside `_read`: a record made there is pushed, not offered. The Readable counts itself as
+   * reading from the call of `_read` until a `push`, and delivers what was pushed right after.
+   */
   private reading = false
   /** The parser's own `newListener` listener while fused: a second reader ends the fusion. */
   private fusedListener: ((event: string | symbol) => void) | null = null
