@@ -181,7 +181,7 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    * Hands the records to `taker` directly, bypassing the readable side, while `taker` is this
    * parser's one reader through `pipe`: called by the {@link Presenter} on its `pipe` event. A
    * piped record goes through `push`, the Readable's buffer check, a `data` event and the pipe's
-   * handler before it reaches `taker.write`: on a stream of 16-byte chunks, a third of what the
+   * handler before it reaches `taker.write`: on a stream of 16-byte chunks, two fifths of what the
    * Presenter adds to the pipeline (about 440 instructions a record, by callgrind). A record
    * is offered only when `push` would deliver it at once (the readable side flowing and empty,
    * not inside `_read`) and `taker` takes it only when its `write` would present it at once;
