@@ -224,7 +224,10 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    * as parsing the chunk. The outcome is the Writable's: an idle Writable hands the chunk to
    * `_write` at once, which parses it and completes synchronously unless the chunk filled the
    * readable side; then what follows waits for a read (`blocked`), as it would behind the held
-   * callback, and `write` returns `true` in both cases.
+   * callback, and `write` returns `true` in both cases. One difference shows only under `cork`:
+   * the chunk that waits behind a direct write has already been handed to `_write`, so a read
+   * while corked parses it, where the Writable would keep it buffered until `uncork`. The records
+   * and their order are the same; they may only become readable one read sooner.
    * @internal
    */
   override write(chunk: unknown, encoding?: BufferEncoding | ((error: Error | null | undefined) => void), cb?: (error: Error | null | undefined) => void): boolean {
