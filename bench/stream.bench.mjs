@@ -7,6 +7,8 @@
 //    plus one single-shot parseAssistantMessage of the whole message (one finished pipeline of each
 //    kind is kept alive for the run, so that the gc() before each sample does not deoptimise either);
 //    target (issue 16): the 200 KB stream costs at most 1.5x the floor (issue 3's was 2.5x);
+//    samples are taken round-robin, each after a gc() and untimed runs of its own kind
+//    (`settle`: a sample right after another kind's measured the other kind's heap too);
 //  - per-byte cost at 16 MB within 1.2x of the per-byte cost at 200 KB (issue 16), and at 2 MB
 //    within 2x (issue 3);
 //  - re-parsing the whole buffer with the naive reference after every chunk (the original's way),
@@ -170,7 +172,7 @@ if (process.argv[2] === '--class-source') {
   const keep = await keepOneOfEach((c) => new ArraySource(c), [bareTransform(), createBlockParser()])
   const [parser, bare, single] = await measureInterleavedAsync(
     [() => classParser(chunks), () => classFloor(chunks), async () => parseAssistantMessage(m)],
-    { warmup: 3, samples: 7, minMs: 100 },
+    { warmup: 3, samples: 7, minMs: 100, settle: 3 },
   )
   console.log(JSON.stringify({ parser: parser.ms, bare: bare.ms, single: single.ms, kept: keep }))
   process.exit(0)
@@ -278,7 +280,8 @@ for (const size of [200 * KB, 2 * MB, 16 * MB]) {
   if (!big) fns.push(() => streamKeeping(chunks))
   const [parser, bare, single, keeping] = await measureInterleavedAsync(
     fns,
-    big ? { warmup: 1, samples: 5, minMs: 20 } : { warmup: 3, samples: 7, minMs: 100 },
+    // settled: each sample after untimed runs of its own kind (see measureInterleavedAsync)
+    big ? { warmup: 1, samples: 5, minMs: 20, settle: 1 } : { warmup: 3, samples: 7, minMs: 100, settle: 3 },
   )
   results[size] = { bytes, chunks: chunks.length, parser: parser.ms, bare: bare.ms, single: single.ms, floor: bare.ms + single.ms, keeping: keeping?.ms }
 }
@@ -336,7 +339,7 @@ console.log(mdTable(
   ['message', 'chunks', 'BlockParser ms', 'µs / KB', 'bare Transform ms', 'single-shot parse ms', 'floor ms', 'BlockParser ÷ floor'],
   [r200, r2m, r16m].map((r) => [fmtSize(r.bytes), r.chunks.toLocaleString('en-US'), num(r.parser), num(perKB(r.parser, r.bytes)), num(r.bare), num(r.single), num(r.floor), `${num(r.parser / r.floor)}×`]),
 ))
-console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 timed samples after warm-up, BlockParser / bare Transform / single-shot sampled round-robin.\n')
+console.log('\nfloor = bare object-mode Transform emitting one object per chunk (same pipeline, same chunks) + one single-shot parseAssistantMessage of the whole message. Median of 5–7 timed samples after warm-up, BlockParser / bare Transform / single-shot sampled round-robin, each sample after a gc() and untimed runs of its own kind (3 at 200 KB, 1 above), so that no sample pays for the heap the previous kind left.\n')
 console.log(`Informational (not a target), 200 KB, sampled in the same round-robin: the bare Transform that also keeps the chunks it passed (references in an array) takes ${num(r200.keeping)} ms, ${num(r200.keeping / r200.bare)}× the bare one; the BlockParser takes ${num(r200.parser / (r200.keeping + r200.single))}× (that Transform + the single-shot parse).\n`)
 const cs = results.classSource
 console.log(`Informational (not a target), 200 KB, in a fresh process (BlockParser, bare Transform and single-shot parse sampled round-robin there): from a source whose \`_read\` is a class method (ArraySource) instead of Readable.from, the BlockParser takes ${num(cs.parser)} ms and the bare Transform ${num(cs.bare)} ms: the BlockParser is ${num(cs.parser / (cs.bare + cs.single))}× that floor (with Readable.from, above: ${num(r200.parser / r200.floor)}×).\n`)
