@@ -330,10 +330,11 @@ export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 
  * Async version of {@link measureInterleaved}. `settle`: calls of a function, untimed, after the
  * gc() and before each of its timed samples. A stream's run leaves the heap shaped by its own
  * allocation (the young generation's size, what was promoted), and the next function's first
- * runs pay for that shape: measured on this project's host (2026-12-03) with a BlockParser stream and a bare Transform stream of the
- * same chunks, the bare one took 3.3-3.8 ms a stream right after the BlockParser's sample and
- * 2.5-3.0 ms right after a sample of a second bare Transform. Settled, each sample is taken in
- * its own function's steady state, whatever came before it.
+ * runs pay for that shape. Measured on this project's host (2026-12-03) with a BlockParser
+ * stream and a bare Transform stream of the same chunks, the bare one took 3.3-3.8 ms a stream
+ * right after the BlockParser's sample and 2.5-3.0 ms right after a sample of a second bare
+ * Transform. Settled, each sample is taken in its own function's steady state, whatever came
+ * before it.
  */
 export async function measureInterleavedAsync(fns, { warmup = 2, warmupMs = 150, samples = 5, minMs = 40, settle = 0 } = {}) {
   const reps = []
