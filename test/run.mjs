@@ -4,6 +4,7 @@
 // Above that line it repeats every failed assertion with the subtests it sits in, because a CI
 // log is often read from its tail and a failure deep in 80,000 lines is otherwise lost.
 import { spawn } from 'node:child_process'
+import { StringDecoder } from 'node:string_decoder'
 
 const args = ['tap', '--reporter=tap', ...process.argv.slice(2)]
 const child = spawn('npx', args, { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -32,15 +33,19 @@ function scan(line) {
     for (let d = 0; d <= depth; d++) failedAt[d] = true
   }
 }
+// a chunk of output may end inside a UTF-8 character (test names hold non-ASCII text): the
+// bytes are passed through as they came, and decoded across chunks for the scan
+const decoder = new StringDecoder('utf8')
 child.stdout.on('data', (buf) => {
-  const text = buf.toString('utf8')
-  process.stdout.write(text)
+  process.stdout.write(buf)
+  const text = decoder.write(buf)
   tail = (tail + text).slice(-4096)
   const lines = (partial + text).split('\n')
   partial = lines.pop() ?? ''
   for (const line of lines) scan(line)
 })
 child.on('close', (code, signal) => {
+  partial += decoder.end()
   if (partial) scan(partial)
   // tap's own summary: "# { total: 12, pass: 11, fail: 1, skip: 0 }"
   const m = /# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/u.exec(tail)
@@ -48,7 +53,8 @@ child.on('close', (code, signal) => {
   let fail = m ? Number(m[3] ?? 0) : 0
   if (!m || (code !== 0 && fail === 0)) fail += 1 // tap failed for another reason (coverage, crash)
   if (code !== 0 && m && Number(m[3] ?? 0) === 0) console.log(`# tap exited ${code ?? signal} with no failed test: see the coverage table above`)
-  for (const f of failures) console.log(`# failed: ${f}`)
+  // a counterexample can be long: the line names the test, the output above holds it whole
+  for (const f of failures) console.log(`# failed: ${f.length > 1000 ? `${f.slice(0, 1000)}…` : f}`)
   console.log(`${pass} passed, ${fail} failed`)
   process.exit(code ?? 1)
 })
