@@ -61,6 +61,11 @@ export type EmitOption<R extends DiffRecord | Block[]> = [R] extends [Block[]]
  * of `write()`, and `blocks` / `text` keep what was parsed before the error.
  *
  * Events: `diagnostic` (a {@link Diagnostic}) with the `diagnostics` option.
+ *
+ * Piped into a {@link Presenter} or an object-mode Writable as its one reader, the parser hands
+ * each record to that stream directly rather than through its readable side, with the same
+ * order and backpressure as `pipe`; a `data` or `readable` listener, or `unpipe`, ends that.
+ * The one visible difference: `readableDidRead` stays `false` while every record went directly.
  * @example
  * ```ts
  * import { pipeline } from 'node:stream/promises'
