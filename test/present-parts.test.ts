@@ -134,7 +134,7 @@ function display(opts: { cleanText?: boolean; say?: boolean; partial?: boolean; 
     onToolPartial: opts.partial === false ? undefined : (b) => { partials.push(b) },
     cleanText: opts.cleanText ?? true,
   }, {
-    listenerCount: () => listeners,
+    textListened: () => listeners > 0,
     emit: (_e, m) => { events.push(m); return true },
   })
   return { snap, d, said, events, partials, listen: () => { listeners = 1 } }
@@ -398,7 +398,7 @@ t.test('Display: a hook that returns a promise gives a promise to wait for', asy
   let resolved = false
   const d = new Display(snap, new Cadence(0, () => {}), {
     say: () => sleep(5).then(() => { resolved = true }), onToolPartial: undefined, cleanText: true,
-  }, { listenerCount: () => 0, emit: () => false })
+  }, { textListened: () => false, emit: () => false })
   snap.apply({ op: 'add', index: 0, block: text('x', false) })
   d.reset(snap.live[0])
   const p = d.show(snap.live[0]!)

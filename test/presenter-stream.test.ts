@@ -275,6 +275,25 @@ t.test('a text listener added or removed while a block streams: updates from its
   t.equal(p.listenerCount('text'), 1)
 })
 
+t.test('text listeners after removeAllListeners: none gets an update, and one added later gets them all', async (t) => {
+  // the Presenter counts its text listeners once and again only after a change, which it learns
+  // from its own newListener and removeListener listeners; removing every listener removes those
+  for (const all of [true, false]) {
+    const p = createPresenter({ executeTool: () => '' })
+    p.on('error', () => {})
+    const seen: string[] = []
+    const write = (d: unknown) => new Promise<void>((resolve, reject) => p.write(d, (err) => (err ? reject(err) : resolve())))
+    p.on('text', (m: SayMessage) => seen.push(`gone ${m.content}`))
+    await write({ op: 'add', index: 0, block: { type: 'text', content: 'a', partial: true } })
+    if (all) p.removeAllListeners()
+    else p.removeAllListeners('text')
+    await write({ op: 'append', index: 0, path: 'content', text: ' b' })
+    p.on('text', (m: SayMessage) => seen.push(`new ${m.content}`))
+    await write({ op: 'append', index: 0, path: 'content', text: ' c' })
+    t.same(seen, ['gone a', 'new a b c'], all ? 'removeAllListeners()' : "removeAllListeners('text')")
+  }
+})
+
 t.test('every malformed diff fails the stream with ERR_INVALID_DIFF', async (t) => {
   const text = { type: 'text', content: 'a', partial: true }
   const tool = { type: 'tool_use', name: 'read_file', params: { path: 'a' }, partial: true, call_id: 'r', isNativeToolCall: false }

@@ -35,7 +35,8 @@ export interface SayMessage {
 
 /** Where the `text` event goes (the Presenter). @internal */
 export interface TextEvents {
-  listenerCount(event: 'text'): number
+  /** Whether a `text` listener exists. */
+  textListened(): boolean
   emit(event: 'text', message: SayMessage): boolean
 }
 
@@ -199,9 +200,8 @@ export class Display {
   }
 
   private showText(b: Exclude<Block, ToolUseBlock>): Maybe {
-    // read once per update: `listenerCount` is a dictionary lookup, and no caller code runs
-    // between here and the `emit`
-    const listening = this.events.listenerCount('text') > 0
+    // read once per update: no caller code runs between here and the `emit`
+    const listening = this.events.textListened()
     // nobody reads the display text: nothing to clean or build (a reader that comes later gets
     // the block's next update as its first)
     if (this.sayHook === undefined && !listening) return undefined
@@ -270,7 +270,7 @@ export class Display {
 
   /** Does anything read text updates (`say`, or a `text` listener)? */
   private readers(): boolean {
-    return this.sayHook !== undefined || this.events.listenerCount('text') > 0
+    return this.sayHook !== undefined || this.events.textListened()
   }
 
   /** What the cleaner's last display was, for comparing the next one with it. */

@@ -170,6 +170,11 @@ export class Presenter extends Writable {
   /** The callback of a record `write` presented itself: only an error has somewhere to go. */
   private readonly directDone: Callback = (err) => { if (err) this.destroy(err) }
   private readonly waiting: { kind: TaskKind; arg: unknown; done: Callback }[] = []
+  /** Whether there is a `text` listener, as last counted (`null`: to be counted; see `textListened`). */
+  private hasText: boolean | null = null
+  private readonly forgetText = (event: string | symbol): void => {
+    if (event === 'text') this.hasText = null
+  }
   /** An attempt at the cursor's tool is over: the cursor moves on, and the message may stop. */
   private readonly toolDone = (end: AttemptEnd): void => {
     this.moveOn()
@@ -215,6 +220,7 @@ export class Presenter extends Writable {
       if (src instanceof BlockParser) src.fuse(this)
     })
     this.on('unpipe', (src: Readable) => this.unpiped(src))
+    this.trackTextListeners()
     this.signal = options.signal
     if (this.signal !== undefined) {
       const signal = this.signal
@@ -282,6 +288,35 @@ export class Presenter extends Writable {
     }
     if (!this.grow(record)) this.serial(DIRECT, record, this.directDone)
     return true
+  }
+
+  /**
+   * Whether the Presenter has a `text` listener: the Display asks before each text update, and
+   * `listenerCount` is a dictionary lookup of the event's name (about 200 instructions a text
+   * update, by callgrind). Counted again only after a listener was added or removed.
+   * @internal
+   */
+  textListened(): boolean {
+    return this.hasText ??= this.listenerCount('text') > 0
+  }
+
+  /** Forgets the `text` listener count when a listener of `text` is added or removed. */
+  private trackTextListeners(): void {
+    this.hasText = null
+    if (!this.listeners('newListener').includes(this.forgetText)) (this as Writable).on('newListener', this.forgetText)
+    if (!this.listeners('removeListener').includes(this.forgetText)) (this as Writable).on('removeListener', this.forgetText)
+  }
+
+  /**
+   * `removeAllListeners`, after which the Presenter tracks its `text` listeners again (removing
+   * every listener removes the Presenter's own `newListener` and `removeListener` ones).
+   * @internal
+   */
+  override removeAllListeners(...event: [event?: string | symbol]): this {
+    // passed on as given: with no argument at all it removes every event's listeners
+    super.removeAllListeners(...event)
+    this.trackTextListeners()
+    return this
   }
 
   /** @internal */
