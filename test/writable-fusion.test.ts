@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises'
 import { once } from 'node:events'
 import { setImmediate as tick } from 'node:timers/promises'
 import { createBlockParser, type BlockParser, type DiffRecord } from '../lib/index.js'
-import { counter } from './helpers/arb.js'
+import { counter, cutBySizes, messagePiece } from './helpers/arb.js'
 
 /** The Writable the parser writes to directly, or null. */
 const fusedTo = (p: BlockParser): unknown => {
@@ -85,28 +85,8 @@ async function run(s: Setup, fused: boolean): Promise<{ log: string[]; fusedAtSt
   return { log, fusedAtStart }
 }
 
-const piece = fc.constantFrom(
-  'Let me look. ', 'a < b and <br> ', '<thinking>plan</thinking>', 'Done.\n',
-  '<read_file><path>src/a.ts</path></read_file>',
-  '<write_to_file><path>b.ts</path><content>\nconst x = a < b\n<div>{x}</div>\n</content></write_to_file>',
-  '<execute_command><command>ls</command><requires_approval>false</requires_approval></execute_command>',
-  '<read_file><path>unfinished',
-)
-
-function cut(text: string, sizes: number[]): string[] {
-  const out: string[] = []
-  let i = 0
-  let k = 0
-  while (i < text.length) {
-    const n = sizes[k++ % sizes.length]!
-    out.push(text.slice(i, i + n))
-    i += n
-  }
-  return out
-}
-
 const setup: fc.Arbitrary<Setup> = fc.record({
-  text: fc.array(piece, { minLength: 1, maxLength: 8 }).map((p) => p.join('')),
+  text: fc.array(messagePiece, { minLength: 1, maxLength: 8 }).map((p) => p.join('')),
   sizes: fc.array(fc.constantFrom(1, 3, 7, 16, 24), { minLength: 1, maxLength: 4 }),
   asyncWrite: fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
   sinkHwm: fc.constantFrom(1, 2, 3, 16),
@@ -114,7 +94,7 @@ const setup: fc.Arbitrary<Setup> = fc.record({
   failAt: fc.option(fc.integer({ min: 0, max: 30 }), { freq: 3 }),
   failAsync: fc.boolean(),
   corkAt: fc.option(fc.integer({ min: 0, max: 30 }), { freq: 3 }),
-}).map(({ text, sizes, ...rest }) => ({ chunks: cut(text, sizes), ...rest }))
+}).map(({ text, sizes, ...rest }) => ({ chunks: cutBySizes(text, sizes), ...rest }))
 
 t.test('fused or not, a pipeline into a Writable writes, pauses, fails and ends the same (property)', async (t) => {
   let sawFused = 0

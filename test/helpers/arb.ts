@@ -1,4 +1,5 @@
 // Shared test helpers: the tag-soup arbitraries (soup.mjs), chunkings, ids.
+import fc from 'fast-check'
 import type { Block } from '../../lib/index.js'
 import { DiffSession } from '../../lib/streams/session.js'
 
@@ -32,6 +33,31 @@ export function counter(prefix = 'c'): () => string {
   let n = 0
   return () => `${prefix}${++n}`
 }
+
+/** `text` cut into pieces of the given sizes, taken in turn. */
+export function cutBySizes(text: string, sizes: readonly number[]): string[] {
+  const out: string[] = []
+  let i = 0
+  let k = 0
+  while (i < text.length) {
+    const n = sizes[k++ % sizes.length]!
+    out.push(text.slice(i, i + n))
+    i += n
+  }
+  return out
+}
+
+/**
+ * Pieces of an assistant message with every kind of block, a `<` that is no tag, and a call
+ * left open: the stream tests that compare two ways of running the same pipeline join them.
+ */
+export const messagePiece: fc.Arbitrary<string> = fc.constantFrom(
+  'Let me look. ', 'a < b and <br> ', '<thinking>plan</thinking>', 'Done.\n',
+  '<read_file><path>src/a.ts</path></read_file>',
+  '<write_to_file><path>b.ts</path><content>\nconst x = a < b\n<div>{x}</div>\n</content></write_to_file>',
+  '<execute_command><command>ls</command><requires_approval>false</requires_approval></execute_command>',
+  '<read_file><path>unfinished',
+)
 
 /** `s` cut at the given points (each taken modulo `s.length + 1`; repeats and order do not matter). */
 export function cutAt(s: string, cuts: readonly number[]): string[] {
