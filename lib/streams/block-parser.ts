@@ -191,7 +191,7 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    * Readable's buffer check, a `data` event and the pipe's handler before it reaches
    * `taker.write`: on a stream of 16-byte chunks, two fifths of what the Presenter adds to the
    * pipeline (about 440 instructions a record, by callgrind), and about 250 instructions a chunk
-   * of a BlockParser piped into a no-op Writable (3,243 against 2,995). A record
+   * of a BlockParser piped into a no-op Writable (3,243 against 2,972). A record
    * is offered only when `push` would deliver it at once (the readable side flowing and empty,
    * not inside `_read`) and `taker` takes it only when its `write` would present it at once;
    * otherwise it is pushed as usual, so the order holds. Anyone else who starts reading (a

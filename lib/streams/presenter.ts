@@ -292,7 +292,7 @@ export class Presenter extends Writable {
 
   /**
    * Whether the Presenter has a `text` listener: the Display asks before each text update, and
-   * `listenerCount` is a dictionary lookup of the event's name (about 200 instructions a text
+   * `listenerCount` is a dictionary lookup of the event's name (about 170–240 instructions a text
    * update, by callgrind). Counted again only after a listener was added or removed.
    * @internal
    */
