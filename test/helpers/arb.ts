@@ -59,6 +59,31 @@ export const messagePiece: fc.Arbitrary<string> = fc.constantFrom(
   '<read_file><path>unfinished',
 )
 
+/** What a caller sees of one run of a pipeline, and whether the parser was fused at its start. */
+export interface FusedRun {
+  log: string[]
+  fusedAtStart: boolean
+}
+
+/**
+ * The property of the fusion tests: every setup runs fused and not fused, and both runs must
+ * log the same. Returns how many fused runs were fused at their start (the property compares
+ * something only if most were).
+ */
+export async function sameFusedOrNot<S>(setup: fc.Arbitrary<S>, run: (s: S, fused: boolean) => Promise<FusedRun>, numRuns: number): Promise<number> {
+  let sawFused = 0
+  await fc.assert(fc.asyncProperty(setup, async (s) => {
+    const a = await run(s, true)
+    const b = await run(s, false)
+    if (a.fusedAtStart) sawFused++
+    if (b.fusedAtStart) throw new Error('a run set up not to be fused was fused')
+    if (JSON.stringify(a.log) !== JSON.stringify(b.log)) {
+      throw new Error(`${JSON.stringify(s)}\nfused     ${JSON.stringify(a.log)}\nnot fused ${JSON.stringify(b.log)}`)
+    }
+  }), { numRuns })
+  return sawFused
+}
+
 /** `s` cut at the given points (each taken modulo `s.length + 1`; repeats and order do not matter). */
 export function cutAt(s: string, cuts: readonly number[]): string[] {
   const points = [...new Set(cuts.map((c) => c % (s.length + 1)))].sort((a, b) => a - b)
