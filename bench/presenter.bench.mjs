@@ -154,17 +154,12 @@ for (const size of [200 * KB, 2 * MB]) {
   const m = realisticMessage(size)
   const chunks = chunk(m, CHUNK)
   const counts = await countDiffs(chunks)
-  const o = size > MB ? { warmup: 1, samples: 5, minMs: 0 } : { warmup: 3, samples: 7, minMs: 100 }
-  // interleaved, so that drift in machine load hits both alike
-  const a = []
-  const b = []
-  for (let i = 0; i < 3; i++) {
-    a.push((await measureAsync(() => parserOnly(chunks), o)).ms)
-    b.push((await measureAsync(() => parserPresenter(chunks), o)).ms)
-  }
-  const pa = Math.min(...a)
-  const pb = Math.min(...b)
-  const ratio = pb / pa
+  // sampled round-robin and settled (see measureInterleavedAsync), the ratio each round's own
+  const [ra, rb] = await measureInterleavedAsync([() => parserOnly(chunks), () => parserPresenter(chunks)],
+    size > MB ? { warmup: 1, samples: 7, minMs: 0, settle: 1 } : { warmup: 3, samples: 15, minMs: 100, settle: 3 })
+  const pa = ra.ms
+  const pb = rb.ms
+  const ratio = pairedRatio(rb, ra)
   worst = Math.max(worst, ratio)
   rows.push([
     fmtSize(Buffer.byteLength(m)), chunks.length.toLocaleString('en-US'), counts.diffs.toLocaleString('en-US'), `${counts.says.toLocaleString('en-US')} / ${counts.tools}`,
@@ -177,7 +172,7 @@ console.log(mdTable(
   ['message', 'chunks', 'diffs', 'say calls / tools', 'BlockParser only ms', 'diffs/s', 'BlockParser → Presenter ms', 'diffs/s', 'ratio'],
   rows,
 ))
-console.log(`\nTimes are the best of 3 interleaved medians (5–7 runs each, after warm-up). Target (issue 16): BlockParser → Presenter takes at most 1.3× the BlockParser alone → ${verdict(worst <= 1.3)} (worst ratio ${num(worst)}×). Former target (issue 4), at most 2× → ${verdict(worst <= 2)}.\n`)
+console.log(`\nTimes: medians of 15 samples at 200 KB and 7 at 2 MB, the two pipelines sampled round-robin after warm-up, each sample after a gc() and untimed runs of its own kind; the ratio: the median of the rounds\' own ratios (pairedRatio in gen.mjs). Target (issue 16): BlockParser → Presenter takes at most 1.3× the BlockParser alone → ${verdict(worst <= 1.3)} (worst ratio ${num(worst)}×). Former target (issue 4), at most 2× → ${verdict(worst <= 2)}.\n`)
 
 // ------------------------------------------------------------------------------------------------
 // linearity of the display cleaning
