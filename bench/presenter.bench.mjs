@@ -30,7 +30,7 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createBlockParser, createPresenter, InterruptError } from '../dist/index.js'
-import { KB, MB, chunk, fmtSize, gc, measureAsync, measureInterleavedAsync, mdTable, num, pairedRatio, realisticMessage, verdict, machineLine } from './gen.mjs'
+import { KB, MB, chunk, fmtSize, gc, measureInterleavedAsync, mdTable, num, pairedRatio, realisticMessage, verdict, machineLine } from './gen.mjs'
 
 const CHUNK = 16
 
