@@ -329,12 +329,12 @@ export function measureInterleaved(fns, { warmup = 3, warmupMs = 150, samples = 
 /**
  * `a` ÷ `b` for results of one interleaved measurement: the median, over the rounds, of the ratio
  * of their samples in the same round (with several `b`, `a` ÷ their sum: a floor made of two
- * parts). The samples of a round are taken one right after the other, so a change in the machine's speed between rounds (another tenant's load on the
- * shared CPU and caches) divides out of each ratio; the ratio of the two medians takes each
- * median from whichever round it falls in, and keeps that change. On this project's host
- * (2026-12-03) a sample of the 1 MB JSX parse ranged over ±40% within one run, and six runs of
- * seven rounds of robust ÷ cline on it gave 1.00–1.27 as the ratio of medians and 1.00–1.11 as
- * the median of the paired ratios.
+ * parts). The samples of a round are taken one right after the other, so a change in the
+ * machine's speed between rounds (another tenant's load on the shared CPU and caches) divides
+ * out of each ratio; the ratio of the two medians takes each median from whichever round it
+ * falls in, and keeps that change. On this project's host (2026-12-03) a sample of the 1 MB JSX
+ * parse ranged over ±40% within one run, and six runs of seven rounds of robust ÷ cline on it
+ * gave 1.00–1.27 as the ratio of medians and 1.00–1.11 as the median of the paired ratios.
  */
 export function pairedRatio(a, ...b) {
   return median(a.times.map((t, i) => t / b.reduce((sum, r) => sum + r.times[i], 0)))
