@@ -45,14 +45,15 @@ import { KB, MB, chunk, flat, fmtSize, measureInterleaved, mdTable, num, pairedR
 const counter = () => { let n = 0; return () => `c${++n}` }
 
 /** Streams the chunks through a DiffSession (no stream machinery: the parser's own cost). */
-function streamed(chunks, opts, readBlocks = false) {
+function streamed(chunks, opts, readBlocks = 0) {
   let records = 0
   const diagnostics = []
   const s = new DiffSession({ idGenerator: counter(), ...opts }, { record: () => { records++ }, diagnostic: (d) => diagnostics.push(d) })
+  let i = 0
   for (const c of chunks) {
     s.push(c)
-    // as a UI polling parser.blocks after every chunk does
-    if (readBlocks) records += s.blocks.length
+    // as a UI polling parser.blocks after every chunk (or every few) does
+    if (readBlocks > 0 && ++i % readBlocks === 0) records += s.blocks.length
   }
   s.end()
   return { blocks: s.blocks, diagnostics, records }
@@ -111,8 +112,12 @@ const CASES = [
     make: (n) => { const t = fill('<write_to_file><content>x</content>', n); return [t, chunk(t, 16)] },
   },
   {
-    item: '16', label: 'cline, 16-byte chunks, `blocks` read after every chunk: a long write_to_file (the open block rebuilt for each read, from what grew since the last)', opts: {}, readBlocks: true, sizes: [128 * KB, 512 * KB],
+    item: '16', label: 'cline, 16-byte chunks, `blocks` read after every chunk: a long write_to_file (the open block rebuilt for each read, from what grew since the last)', opts: {}, readBlocks: 1, sizes: [128 * KB, 512 * KB],
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 16)] },
+  },
+  {
+    item: '16', label: 'same, 1 KB chunks, `blocks` read every 12 chunks (each read cuts a run of a dozen pieces from the text received: the whole open batch of up to 128 pieces flattened for it each time)', opts: {}, readBlocks: 12, sizes: [2 * MB, 8 * MB],
+    make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 1024)] },
   },
   {
     item: '16', label: 'greedyWhileStreaming, 1-byte chunks: `<write_to_file><content>x</content><path>a</path><content>` repeated (the view alone, then the view and a param, grow in turn; each switch compared the whole view)', opts: { greedyWhileStreaming: true }, sizes: [64 * KB, 256 * KB],
@@ -292,7 +297,7 @@ for (const c of CASES) {
   const run = (opts, [text, chunks]) => chunks === null
     // diagnostics are part of the work measured when the case asks for them
     ? (opts.diagnostics === true || opts.profile === 'robust' ? () => parseWithDiagnostics(text, opts) : () => parseAssistantMessage(text, opts))
-    : () => streamed(chunks, opts, c.readBlocks === true).records
+    : () => streamed(chunks, opts, c.readBlocks ?? 0).records
   const fns = inputs.map((inp) => run(c.opts, inp))
   if (c.plain !== undefined) fns.push(run(c.plain, inputs[1]))
   const big = inputs[1][0].length > 2 * MB

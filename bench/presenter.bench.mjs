@@ -196,19 +196,25 @@ const LINEAR = [
   // at every piece with `<`
   ['prose without `<` (the lag): `word ` ×N, 1-byte chunks', (n) => repeatTo('', 'word ', n), 1],
   ['prose with a `<` every other chunk or so: `plain prose, some words, x<y ` ×N', (n) => repeatTo('', 'plain prose, some words, x<y ', n)],
+  // not the cleaning: a param read by `onToolPartial` every 12 updates, each read cutting a run of
+  // a dozen pieces from the text received (the open batch of up to 128 pieces flattened for it)
+  ['a tool param read by `onToolPartial` every 12 updates, 1 KB chunks: `<write_to_file><content>` + `abc def\\n` ×N', (n) => repeatTo('<write_to_file><content>', 'abc def\n', n), 1024, 12, 16],
 ]
 const N = 64 * KB
 let shown = 0 // read by the `say` of every update, so that its text is not optimised away
 const linRows = []
 let linWorst = 0
-for (const [name, make, size = CHUNK] of LINEAR) {
-  const small = chunk(make(N), size)
-  const large = chunk(make(4 * N), size)
-  const run = (chunks) => pipeline(Readable.from(chunks), createBlockParser(), createPresenter({ say: (m) => { shown += m.content.length }, executeTool: () => '' }))
+for (const [name, make, size = CHUNK, readEvery = 0, scale = 1] of LINEAR) {
+  const n = scale * N
+  const small = chunk(make(n), size)
+  const large = chunk(make(4 * n), size)
+  let updates = 0
+  const onToolPartial = readEvery === 0 ? undefined : (b) => { if (++updates % readEvery === 0) shown += b.params.content.length }
+  const run = (chunks) => pipeline(Readable.from(chunks), createBlockParser(), createPresenter({ say: (m) => { shown += m.content.length }, onToolPartial, executeTool: () => '' }))
   const [a, b] = await measureInterleavedAsync([() => run(small), () => run(large)], { warmup: 2, samples: 5, minMs: 60 })
   const ratio = pairedRatio(b, a)
   linWorst = Math.max(linWorst, ratio)
-  linRows.push([name, fmtSize(N), num(a.ms), fmtSize(4 * N), num(b.ms), `${num(ratio)}×`, verdict(ratio <= 6)])
+  linRows.push([name, fmtSize(n), num(a.ms), fmtSize(4 * n), num(b.ms), `${num(ratio)}×`, verdict(ratio <= 6)])
 }
 console.log('### Linearity of the display cleaning (16-byte chunks unless said, BlockParser → Presenter, a `say` per update)\n')
 console.log(mdTable(['text block', 'n', 'ms', '4n', 'ms', 'time ratio', '4x input <= 6x time'], linRows))

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { applyDiff, cleanDisplayText, type Block, type BlockDiff, type DiffRecord, type ToolUseBlock } from '../lib/index.js'
 import { DiffSession } from '../lib/streams/session.js'
 import { Snapshot } from '../lib/present/snapshot.js'
+import type { TextRun } from '../lib/parse/field.js'
 import { Cadence } from '../lib/present/cadence.js'
 import { Display, type SayMessage } from '../lib/present/display.js'
 import { ToolRunner, INTERRUPT_NOTES, type AttemptEnd, type ToolResult } from '../lib/present/tools.js'
@@ -47,6 +48,53 @@ t.test('Snapshot: checked diffs, appends through the rope, give what applyDiff g
     if (json(snap.copy()) !== json(want)) throw new Error('copy differs')
   }), { numRuns: 300 })
   t.ok(appended > 0, 'appends went through the rope')
+})
+
+t.test('Snapshot: appends that name a run of the parser\'s field (as a fused BlockParser hands them over) give what applyDiff gives, mixed with plain ones', async (t) => {
+  let runs = 0
+  fc.assert(fc.property(soup.chain((s) => fc.tuple(fc.constant(s), cutsUpTo(s.length), fc.boolean(), fc.infiniteStream(fc.boolean()))), ([s, cuts, readOften, plain]) => {
+    const snap: Snapshot = new Snapshot()
+    let want: Block[] = []
+    const session = new DiffSession({ idGenerator: counter() }, {
+      record: (d: DiffRecord | Block[], run?: TextRun, from?: number) => {
+        if (Array.isArray(d) || d.op === 'diagnostic' || d.op === 'message' || d.op === 'end') return
+        if (run !== undefined) {
+          runs++
+          // the session's promise: the text is that run of the field, now and later
+          if (d.op !== 'append' || run.coreSlice(from!, from! + d.text.length) !== d.text) throw new Error(`a run that is not the text on ${json(s)}`)
+        }
+        want = applyDiff(want, d)
+        snap.check(d)
+        // some appends come without their run, as records that went through the readable side
+        const lend = run !== undefined && plain.next().value
+        if (d.op !== 'append' || !snap.append(snap.live[d.index]!, d.path, d.text, lend ? run : undefined, from)) snap.apply(d)
+        if (readOften && json(snap.blocks) !== json(want)) throw new Error(`mismatch on ${json(s)}`)
+      },
+      diagnostic: () => {},
+    })
+    for (const c of chunksOf(s, cuts)) session.push(c)
+    session.end()
+    if (json(snap.blocks) !== json(want)) throw new Error(`mismatch at the end on ${json(s)}`)
+  }), { numRuns: 300 })
+  t.ok(runs > 0, 'the session named runs')
+})
+
+t.test('Snapshot: a run that does not continue the last one (another source, or a gap) is taken as its own', async (t) => {
+  const source = (s: string): TextRun & { cuts: number } => ({ cuts: 0, coreSlice(from, to) { this.cuts++; return s.slice(from, to) } })
+  const a = source('abcdefghij')
+  const b = source('0123456789')
+  const snap: Snapshot = new Snapshot()
+  snap.apply({ op: 'add', index: 0, block: tool({ content: '' }) })
+  const blk = snap.live[0]!
+  snap.append(blk, 'params.content', 'ab', a, 0)
+  snap.append(blk, 'params.content', 'cd', a, 2)
+  t.equal(a.cuts, 0, 'a run that continues is not cut')
+  snap.append(blk, 'params.content', 'gh', a, 6) // a gap
+  snap.append(blk, 'params.content', '45', b, 4) // another source
+  snap.append(blk, 'params.content', '!') // a plain piece
+  snap.append(blk, 'params.content', '67', b, 6)
+  t.equal((snap.blocks[0] as ToolUseBlock).params.content, 'abcdgh45!67')
+  t.equal(a.cuts, 2, 'each run of a is cut once')
 })
 
 t.test('Snapshot: a field grown by appends reaches the block when read, and before any other change', async (t) => {

@@ -47,7 +47,17 @@ function bodyEnd(s: string): number {
   return 0
 }
 
-export class Field {
+/**
+ * A growing value kept elsewhere, that an append may say it is a run of (a {@link Field}): its
+ * value only ever grows by appending, so a run of it reads the same at any later time.
+ * @internal
+ */
+export interface TextRun {
+  /** The value's characters from `from` to `to`. */
+  coreSlice(from: number, to: number): string
+}
+
+export class Field implements TextRun {
   private readonly rope = new Rope()
   private ws = ''
   private held = ''

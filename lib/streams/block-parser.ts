@@ -5,6 +5,7 @@
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
 import type { Readable } from 'node:stream'
 import type { Block, Diagnostic, DiffRecord } from '../types.js'
+import type { TextRun } from '../parse/field.js'
 import type { Emitted } from './records.js'
 import { DiffSession, type StreamParseOptions } from './session.js'
 import { WritableTaker, takesRecordsPlainly } from './writable-taker.js'
@@ -18,9 +19,10 @@ export interface RecordTaker {
   /**
    * Takes `record` as its `write(record)` would and returns true, or returns false, having done
    * nothing, when that `write` would not present the record at once (it would buffer it, or
-   * the stream is busy, ended or destroyed): the record then goes the usual way.
+   * the stream is busy, ended or destroyed): the record then goes the usual way. With `run`,
+   * the record is an `append` whose text is `run.coreSlice(from, from + text.length)`.
    */
-  offer(record: unknown): boolean
+  offer(record: unknown, run?: TextRun, from?: number): boolean
 }
 
 /**
@@ -137,12 +139,12 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
     if (options.signal !== undefined) streamOptions.signal = options.signal
     super(streamOptions)
     this.session = new DiffSession(options, {
-      record: (r) => {
+      record: (r, run, from) => {
         // the fused reader takes it as `pipe` would hand it over now: the readable side is
         // flowing and empty, so `push` would emit it at once to that reader's one `data`
         // listener, whose `write` it is
         const f = this.fused
-        if (f !== null && !this.reading && this.readableFlowing === true && this.readableLength === 0 && f.offer(r)) return
+        if (f !== null && !this.reading && this.readableFlowing === true && this.readableLength === 0 && f.offer(r, run, from)) return
         this.push(r)
       },
       diagnostic: (d) => this.emit('diagnostic', d),

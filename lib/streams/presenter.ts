@@ -13,6 +13,7 @@ import { checkSnapshot, invalidDiff } from '../diff/validate.js'
 import { Cadence } from '../present/cadence.js'
 import { Display, type SayMessage } from '../present/display.js'
 import { isThenable, type Maybe } from '../present/maybe.js'
+import type { TextRun } from '../parse/field.js'
 import { Snapshot } from '../present/snapshot.js'
 import { ToolRunner, type AttemptEnd, type InterruptInfo, type ToolResult } from '../present/tools.js'
 import { BlockParser } from './block-parser.js'
@@ -277,16 +278,17 @@ export class Presenter extends Writable {
    * Presents `record` at once, as `write` does when the Writable is idle, and returns true; or
    * returns false, having done nothing, when `write` must hand it to the Writable (to buffer it,
    * or to refuse it). Also how a {@link BlockParser} piped into this stream hands over its
-   * records directly (see {@link BlockParser.fuse}).
+   * records directly (see {@link BlockParser.fuse}), with, for an append that is a run of the
+   * parser's field, that field and where the run starts (see {@link TextRun}).
    * @internal
    */
-  offer(record: unknown): boolean {
+  offer(record: unknown, run?: TextRun, from?: number): boolean {
     if (!this.direct || this.busy) return false
     if (!this.idle) {
       this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
       if (!this.idle) return false
     }
-    if (!this.grow(record)) this.serial(DIRECT, record, this.directDone)
+    if (!this.grow(record, run, from)) this.serial(DIRECT, record, this.directDone)
     return true
   }
 
@@ -340,7 +342,7 @@ export class Presenter extends Writable {
    * every diff of a stream). Returns `false`, having done nothing, for any other record: `serial`
    * then presents it, with the same outcome.
    */
-  private grow(chunk: unknown): boolean {
+  private grow(chunk: unknown, run?: TextRun, from?: number): boolean {
     if (this.stopped !== null || typeof chunk !== 'object') return false
     const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
     const i = this.index
@@ -349,7 +351,7 @@ export class Presenter extends Writable {
     const b = snap.live[i]!
     // `append` checks that the path names a string field of the block (blocks never hold a param
     // named __proto__); the index and text were checked above
-    if (!b.partial || !snap.append(b, d.path as string, d.text)) return false
+    if (!b.partial || !snap.append(b, d.path as string, d.text, run, from)) return false
     this.display.appended(b, d.text)
     this.busy = true
     this.inflight = 0

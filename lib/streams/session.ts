@@ -9,7 +9,7 @@ import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { Engine } from '../parse/engine.js'
 import { Rope } from '../parse/rope.js'
-import type { Field } from '../parse/field.js'
+import type { Field, TextRun } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
 import { applyDiff, diffBlock, diffBlocks, hasPrefix, type AppendHint } from '../diff/diff.js'
 
@@ -46,7 +46,11 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
  * @group Streams
  */
 export interface SessionOutput {
-  record(r: DiffRecord | Block[]): void
+  /**
+   * A record; with `run`, the record is an `append` whose text is the run of `run`'s value from
+   * `from` (`run.coreSlice(from, from + text.length)`), which only ever grows by appending.
+   */
+  record(r: DiffRecord | Block[], run?: TextRun, from?: number): void
   diagnostic(d: Diagnostic): void
 }
 
@@ -245,11 +249,16 @@ export class DiffSession {
       const e = this.engine
       e.grow(chunk)
       if (e.shape !== this.seenShape) return this.step(false) // a greedy view opened
+      const from = this.seenCore
       const delta = seen.take()
-      this.seenCore = seen.coreLength
+      const to = this.seenCore = seen.coreLength
       if (delta.length === 0) return
       this.stale = true
-      this.out.record({ op: 'append', index: this.seenDone, path: this.seenPath, text: delta })
+      // the delta is what the core gained since the last take; of the same length as what it
+      // gained since the consumer last saw it, it is that run of the core
+      const rec = { op: 'append', index: this.seenDone, path: this.seenPath, text: delta } as const
+      if (delta.length === to - from) this.out.record(rec, seen, from)
+      else this.out.record(rec)
       return
     }
     let text: string
