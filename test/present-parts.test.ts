@@ -52,22 +52,37 @@ t.test('Snapshot: checked diffs, appends through the rope, give what applyDiff g
 
 t.test('Snapshot: appends that name a run of the parser\'s field (as a fused BlockParser hands them over) give what applyDiff gives, mixed with plain ones', async (t) => {
   let runs = 0
+  let tails = 0
+  let confirmed = 0
   fc.assert(fc.property(soup.chain((s) => fc.tuple(fc.constant(s), cutsUpTo(s.length), fc.boolean(), fc.infiniteStream(fc.boolean()))), ([s, cuts, readOften, plain]) => {
     const snap: Snapshot = new Snapshot()
     let want: Block[] = []
+    // the last run append: its run, where its run part ended (`to`) and where its text ended
+    let last: { run: TextRun; to: number; end: number; tail: string } | null = null
     const session = new DiffSession({ idGenerator: counter() }, {
       record: (d: DiffRecord | Block[], run?: TextRun, from?: number) => {
         if (Array.isArray(d) || d.op === 'diagnostic' || d.op === 'message' || d.op === 'end') return
+        // a negative `from` says the text ends past the run's end now
+        const past = from !== undefined && from < 0
+        if (past) from = -1 - from!
+        const to = run === undefined ? undefined : past ? run.coreLength : from! + (d as { text: string }).text.length
         if (run !== undefined) {
           runs++
-          // the session's promise: the text is that run of the field, now and later
-          if (d.op !== 'append' || run.coreSlice(from!, from! + d.text.length) !== d.text) throw new Error(`a run that is not the text on ${json(s)}`)
+          // the session's promise: the text starts with that run of the field, now and later,
+          // and what follows becomes the field's next characters if a run append goes on from there
+          if (d.op !== 'append' || from! > to! || to! - from! > d.text.length || run.coreSlice(from!, to!) !== d.text.slice(0, to! - from!)) throw new Error(`a run that is not the text on ${json(s)}`)
+          if (last !== null && last.run === run && from === last.end) {
+            if (run.coreSlice(last.to, last.end) !== last.tail) throw new Error(`a tail that did not become the run on ${json(s)}`)
+            if (last.tail.length > 0) confirmed++
+          }
+          if (to! - from! < d.text.length) tails++
+          last = { run, to: to!, end: from! + d.text.length, tail: d.text.slice(to! - from!) }
         }
         want = applyDiff(want, d)
         snap.check(d)
         // some appends come without their run, as records that went through the readable side
         const lend = run !== undefined && plain.next().value
-        if (d.op !== 'append' || !snap.append(snap.live[d.index]!, d.path, d.text, lend ? run : undefined, from)) snap.apply(d)
+        if (d.op !== 'append' || !snap.append(snap.live[d.index]!, d.path, d.text, lend ? run : undefined, past ? -1 - from! : from)) snap.apply(d)
         if (readOften && json(snap.blocks) !== json(want)) throw new Error(`mismatch on ${json(s)}`)
       },
       diagnostic: () => {},
@@ -77,24 +92,51 @@ t.test('Snapshot: appends that name a run of the parser\'s field (as a fused Blo
     if (json(snap.blocks) !== json(want)) throw new Error(`mismatch at the end on ${json(s)}`)
   }), { numRuns: 300 })
   t.ok(runs > 0, 'the session named runs')
+  t.ok(tails > 0, 'some ended past their run')
+  t.ok(confirmed > 0, 'and the next one turned that end into the run')
 })
 
 t.test('Snapshot: a run that does not continue the last one (another source, or a gap) is taken as its own', async (t) => {
-  const source = (s: string): TextRun & { cuts: number } => ({ cuts: 0, coreSlice(from, to) { this.cuts++; return s.slice(from, to) } })
+  const source = (s: string): TextRun & { cuts: number } => ({ cuts: 0, coreLength: s.length, coreSlice(from, to) { this.cuts++; return s.slice(from, to) } })
   const a = source('abcdefghij')
   const b = source('0123456789')
   const snap: Snapshot = new Snapshot()
   snap.apply({ op: 'add', index: 0, block: tool({ content: '' }) })
   const blk = snap.live[0]!
-  snap.append(blk, 'params.content', 'ab', a, 0)
-  snap.append(blk, 'params.content', 'cd', a, 2)
+  const grown = (r: { coreLength: number }, n: number) => { r.coreLength = n; return r as TextRun }
+  snap.append(blk, 'params.content', 'ab', grown(a, 2), 0)
+  snap.append(blk, 'params.content', 'cd', grown(a, 4), 2)
   t.equal(a.cuts, 0, 'a run that continues is not cut')
-  snap.append(blk, 'params.content', 'gh', a, 6) // a gap
-  snap.append(blk, 'params.content', '45', b, 4) // another source
+  snap.append(blk, 'params.content', 'gh', grown(a, 8), 6) // a gap
+  snap.append(blk, 'params.content', '45', grown(b, 6), 4) // another source
   snap.append(blk, 'params.content', '!') // a plain piece
-  snap.append(blk, 'params.content', '67', b, 6)
+  snap.append(blk, 'params.content', '67', grown(b, 8), 6)
   t.equal((snap.blocks[0] as ToolUseBlock).params.content, 'abcdgh45!67')
   t.equal(a.cuts, 2, 'each run of a is cut once')
+})
+
+t.test('Snapshot: text past a run is kept as shown, until a run append from where it ended makes it the run\'s', async (t) => {
+  // `coreLength` as the parser's field has it at each append
+  const source = (s: string): TextRun & { cuts: number; coreLength: number } => ({ cuts: 0, coreLength: 0, coreSlice(from, to) { this.cuts++; return s.slice(from, to) } })
+  const grown = (r: { coreLength: number }, n: number) => { r.coreLength = n; return r as TextRun }
+  const a = source('abc<def<gh')
+  const snap: Snapshot = new Snapshot()
+  snap.apply({ op: 'add', index: 0, block: tool({ content: '' }) })
+  const blk = snap.live[0]!
+  snap.append(blk, 'params.content', 'abc<d', grown(a, 3), -1 - 0) // '<d' shown past the run
+  t.equal(snap.openValue(), 'abc<d', 'read with its tail')
+  snap.append(blk, 'params.content', 'ef<', grown(a, 7), -1 - 5) // the tail became the run: 'abc<def' then '<'
+  snap.append(blk, 'params.content', 'h', grown(a, 10), 9) // a gap: the tail '<' is kept as it was shown
+  t.equal((snap.blocks[0] as ToolUseBlock).params.content, 'abc<def<h')
+  t.equal(a.cuts, 3, 'one cut for the first read, one for each run after it')
+  const c = source('0123')
+  const snap2: Snapshot = new Snapshot()
+  snap2.apply({ op: 'add', index: 0, block: text('') })
+  const t0 = snap2.live[0]!
+  snap2.append(t0, 'content', '01<', grown(c, 2), -1 - 0)
+  snap2.append(t0, 'content', '!') // a plain piece after a tail
+  t.equal((snap2.blocks[0] as { content: string }).content, '01<!')
+  t.equal(c.cuts, 1)
 })
 
 t.test('Snapshot: a field grown by appends reaches the block when read, and before any other change', async (t) => {

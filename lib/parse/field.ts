@@ -55,6 +55,8 @@ function bodyEnd(s: string): number {
 export interface TextRun {
   /** The value's characters from `from` to `to`. */
   coreSlice(from: number, to: number): string
+  /** The value's length so far. */
+  readonly coreLength: number
 }
 
 export class Field implements TextRun {

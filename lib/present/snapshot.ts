@@ -83,16 +83,25 @@ export class Snapshot {
   /** The open block's field lags behind `rope`: see {@link Snapshot.sync}. */
   private stale = false
   /**
-   * The open value's latest part, not copied into `rope` yet: `lent.coreSlice(lentFrom, lentTo)`
-   * (null: none). A BlockParser fused with the Presenter hands over, with each append that is a
-   * run of its own field's value, that field and where the run starts ({@link TextRun}): the
-   * value is then already kept there, and each append only moves `lentTo` (a push to `rope`
-   * costs about 180 instructions a 16-character piece, by callgrind, and a cons string). The run
-   * is cut once, when the value is read or an append of another kind comes.
+   * The open value's latest part, not copied into `rope` yet: `lent.coreSlice(lentFrom, lentEnd)`
+   * (null: none), or that run without its end and then `lentTail`. A BlockParser fused with the
+   * Presenter hands over, with each append that is a run of its own field's value, that field and
+   * where the run starts ({@link TextRun}): the value is then already kept there, and each append
+   * only moves `lentEnd` (a push to `rope` costs about 180 instructions a 16-character piece, by
+   * callgrind, and a cons string). The run is cut once, when the value is read or an append of
+   * another kind comes.
    */
   private lent: TextRun | null = null
   private lentFrom = 0
-  private lentTo = 0
+  /** Where the last run append ended, in the run's value. */
+  private lentEnd = 0
+  /**
+   * The end of the last run append when it ended past the run's value (its last characters, not
+   * the run's yet: see `SessionOutput.record`): the run is `lentFrom` to `lentEnd -
+   * lentTail.length`, then these. A run append that goes on from `lentEnd` says they became the
+   * run's own.
+   */
+  private lentTail = ''
 
   /** The live array with every field up to date; valid until the next change (do not modify it). */
   get blocks(): Block[] {
@@ -120,7 +129,10 @@ export class Snapshot {
    * not the open one. Returns `false`, having changed nothing, if `path` names no string field of
    * `b`: the check of an append whose index and text were checked already.
    *
-   * With `run`, `text` is `run.coreSlice(from, from + text.length)` (see {@link TextRun}).
+   * With `run`, `text` is `run.coreSlice(from, from + text.length)`; or, with `from` negative,
+   * `run.coreSlice(-1 - from, run.coreLength)` and then characters past the run's value so far,
+   * which a later run append from where `text` ends turns into the run's own (see
+   * {@link TextRun} and `SessionOutput.record`).
    */
   append(b: Block, path: string, text: string, run?: TextRun, from = 0): boolean {
     if (b !== this.openBlock || path !== this.openPath) {
@@ -134,12 +146,20 @@ export class Snapshot {
       this.rope.reset(v)
     }
     if (run !== undefined) {
-      if (run !== this.lent || from !== this.lentTo) {
+      let at = from
+      let tail = ''
+      if (at < 0) {
+        // the text ends past the run (a few hundred appends of a 200 KB stream)
+        at = -1 - at
+        tail = text.slice(run.coreLength - at)
+      }
+      if (run !== this.lent || at !== this.lentEnd) {
         if (this.lent !== null) this.takeLent()
         this.lent = run
-        this.lentFrom = from
+        this.lentFrom = at
       }
-      this.lentTo = from + text.length
+      this.lentEnd = at + text.length
+      if (tail.length > 0 || this.lentTail.length > 0) this.lentTail = tail
     } else {
       if (this.lent !== null) this.takeLent()
       this.rope.push(text)
@@ -152,7 +172,12 @@ export class Snapshot {
   private takeLent(): void {
     const run = this.lent!
     this.lent = null
-    if (this.lentTo > this.lentFrom) this.rope.push(run.coreSlice(this.lentFrom, this.lentTo))
+    const to = this.lentEnd - this.lentTail.length
+    if (to > this.lentFrom) this.rope.push(run.coreSlice(this.lentFrom, to))
+    if (this.lentTail.length > 0) {
+      this.rope.push(this.lentTail)
+      this.lentTail = ''
+    }
   }
 
   /**

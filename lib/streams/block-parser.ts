@@ -20,7 +20,9 @@ export interface RecordTaker {
    * Takes `record` as its `write(record)` would and returns true, or returns false, having done
    * nothing, when that `write` would not present the record at once (it would buffer it, or
    * the stream is busy, ended or destroyed): the record then goes the usual way. With `run`,
-   * the record is an `append` whose text is `run.coreSlice(from, from + text.length)`.
+   * the record is an `append` whose text is `run.coreSlice(from, from + text.length)`, or, for a
+   * negative `from`, that run up to `run.coreLength` and then text past it (see
+   * `SessionOutput.record`).
    */
   offer(record: unknown, run?: TextRun, from?: number): boolean
 }

@@ -48,7 +48,11 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
 export interface SessionOutput {
   /**
    * A record; with `run`, the record is an `append` whose text is the run of `run`'s value from
-   * `from` (`run.coreSlice(from, from + text.length)`), which only ever grows by appending.
+   * `from` (`run.coreSlice(from, from + text.length)`; the value only ever grows by appending).
+   * A negative `from` stands for `-1 - from`, and says that the text goes past the value's end
+   * now (`run.coreLength`): its rest is rendered past the value so far (the first characters of
+   * a tag held back from it, say), and a later append with the same `run` whose `from` is where
+   * this text ends says that this rest became the value's next characters, as they were shown.
    */
   record(r: DiffRecord | Block[], run?: TextRun, from?: number): void
   diagnostic(d: Diagnostic): void
@@ -342,9 +346,10 @@ export class DiffSession {
     const f = e.openField(final)
     // what the open string gained since the consumer saw it, if it is the same string and grew
     let appended: string | null = null
+    let delta = ''
     if (f !== null) {
       const field = f.field
-      const delta = field.take()
+      delta = field.take()
       // after a chunk where several values grew, what was sent of each is in seenGrowing
       const was = this.seenField === null && this.seenGrowing.size > 0 ? this.seenGrowing.get(f.path) : undefined
       if (was !== undefined ? field === was.field : field === this.seenField && f.path === this.seenPath) {
@@ -360,12 +365,24 @@ export class DiffSession {
       }
     }
     if (appended !== null && !final && e.shape === this.seenShape) {
+      const seen = this.seenExt
+      const core = this.seenCore
+      const field = f!.field
       this.seenExt = f!.ext
-      this.seenCore = f!.field.coreLength
+      this.seenCore = field.coreLength
       if (appended.length === 0) return
       this.stale = true
       this.changed++
-      if (!this.snapshots) this.out.record({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
+      if (this.snapshots) return
+      const rec = { op: 'append', index: this.seenDone, path: f!.path, text: appended } as const
+      // the same field as last time, and the delta is all the core gained since then (as in
+      // `push`): the consumer's ext was its first characters, and the append is the rest of that
+      // gain followed by the new ext
+      const gained = this.seenCore - core
+      if (field === this.seenField && delta.length === gained && seen.length <= gained) {
+        const from = core + seen.length
+        this.out.record(rec, field, f!.ext.length === 0 ? from : -1 - from)
+      } else this.out.record(rec)
       return
     }
     let hint: AppendHint | AppendHint[] | undefined
