@@ -74,6 +74,14 @@ export class Field implements TextRun {
    */
   private lazyFrom = 0
   private lazyLen = 0
+  /**
+   * Where `core` starts in `src` while all of it is one run of `src` (-1 otherwise): the usual
+   * streamed value. `coreSlice` then cuts from `src`'s flat batches, as for the lazy run. Cut from
+   * `rope` instead, a value that `materialize` copied in as one piece (a cons string of `src`'s
+   * batches) was flattened whole by the first slice of it: a Presenter that read a 160 KB
+   * `content` once it was complete copied all of it.
+   */
+  private srcAt = -1
 
   constructor(private readonly decode = false, private readonly src: Rope | null = null) {}
 
@@ -83,7 +91,15 @@ export class Field implements TextRun {
    */
   pushAt(piece: string, at: number): void {
     // with entity decoding a run holds only text that decodes to itself: no '&', nothing held
-    if (this.src === null || !this.started || (this.decode && (this.held.length > 0 || piece.indexOf('&') >= 0))) return this.push(piece)
+    if (this.src === null || (this.decode && (this.held.length > 0 || piece.indexOf('&') >= 0))) return this.push(piece)
+    if (!this.started) {
+      // the value's leading white space is dropped (as `push` does): the run starts after it
+      const t = piece.trimStart()
+      if (t.length === 0) return
+      at += piece.length - t.length
+      piece = t
+      this.started = true
+    }
     const e = bodyEnd(piece)
     if (e < 0) return this.push(piece)
     if (e === 0) {
@@ -93,9 +109,11 @@ export class Field implements TextRun {
     // the deferred blanks stand right before the piece, and join the value with it
     const ws = this.ws
     const from = at - ws.length
-    if (this.lazyLen === 0) this.lazyFrom = from
-    else if (this.lazyFrom + this.lazyLen !== from) {
+    if (this.lazyLen === 0 || this.lazyFrom + this.lazyLen !== from) {
       this.materialize()
+      const kept = this.rope.length
+      if (kept === 0) this.srcAt = from
+      else if (this.srcAt >= 0 && this.srcAt + kept !== from) this.srcAt = -1
       this.lazyFrom = from
     }
     this.lazyLen += ws.length + e
@@ -127,6 +145,7 @@ export class Field implements TextRun {
     // (with entity decoding, a piece without '&' after nothing held decodes to itself)
     if (visible && this.ws.length === 0 && (!this.decode || (this.held.length === 0 && piece.indexOf('&') < 0))) {
       // the usual streamed piece: nothing deferred before it, nothing to hold back after it
+      this.srcAt = -1
       this.rope.push(piece)
       this.delta = this.delta.length === 0 ? piece : this.delta + piece
       return
@@ -136,6 +155,7 @@ export class Field implements TextRun {
       // white space ends a held entity fragment for good: it is released as it is, as a parse
       // of the whole text at once releases it
       if (this.held.length > 0) {
+        this.srcAt = -1
         this.rope.push(this.held)
         this.delta += this.held
         this.held = ''
@@ -151,6 +171,7 @@ export class Field implements TextRun {
       this.held = add.slice(cut)
       add = decodeEntities(add.slice(0, cut))
     }
+    this.srcAt = -1
     this.rope.push(add)
     this.delta += add
   }
@@ -179,6 +200,10 @@ export class Field implements TextRun {
 
   /** `core.slice(from, to)`, cut from the Rope's batches without flattening `core`. */
   coreSlice(from: number, to: number): string {
+    if (this.srcAt >= 0) {
+      const at = this.srcAt
+      return this.src!.slice(at + Math.max(from, 0), at + Math.min(to, this.rope.length + this.lazyLen))
+    }
     const kept = this.rope.length
     if (this.lazyLen === 0 || to <= kept) return this.rope.slice(from, to)
     // the part in the lazy run is cut from `src`'s flat batches: materializing the run first and
@@ -216,6 +241,8 @@ export class Field implements TextRun {
   before(m: FieldMark): Field {
     const f = new Field(this.decode, this.src)
     f.rope.reset(this.coreSlice(0, m.length))
+    // (the same run of `src`, up to `m`)
+    f.srcAt = this.srcAt
     f.ws = m.ws
     f.held = m.held
     f.started = m.started
