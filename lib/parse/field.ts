@@ -82,6 +82,10 @@ export class Field implements TextRun {
    * `content` once it was complete copied all of it.
    */
   private srcAt = -1
+  /** `value` as last read, with the core length and `held` it was read at. */
+  private valueCache: string | null = null
+  private valueLength = -1
+  private valueHeld = ''
 
   constructor(private readonly decode = false, private readonly src: Rope | null = null) {}
 
@@ -223,9 +227,19 @@ export class Field implements TextRun {
     return this.ws
   }
 
-  /** The value when no more text will come. */
+  /**
+   * The value when no more text will come. The same string while the field does not change, so
+   * that a reader can tell a block's value is this field's at once (`===` on one string object),
+   * where comparing two strings made of pieces flattens both.
+   */
   get value(): string {
-    return this.core + this.held
+    const n = this.coreLength
+    if (this.valueCache === null || this.valueLength !== n || this.valueHeld !== this.held) {
+      this.valueCache = this.core + this.held
+      this.valueLength = n
+      this.valueHeld = this.held
+    }
+    return this.valueCache
   }
 
   /** The state that {@link Field.before} makes a new field of. */

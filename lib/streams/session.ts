@@ -11,7 +11,7 @@ import { Engine } from '../parse/engine.js'
 import { Rope } from '../parse/rope.js'
 import type { Field, TextRun } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
-import { applyDiff, diffBlock, diffBlocks, hasPrefix, type AppendHint } from '../diff/diff.js'
+import { applyDiff, diffBlock, diffBlocks, fieldAt, hasPrefix, type AppendHint } from '../diff/diff.js'
 
 /**
  * Options of the streaming parsers ({@link BlockParser}, {@link parseStream},
@@ -403,7 +403,7 @@ export class DiffSession {
     if (prev !== null) {
       const b = i < done.length ? done[i]! : open ?? undefined
       if (b === undefined) out.push({ op: 'truncate', length: i })
-      else diffBlock(out, i, prev, b, i === done.length ? hint : undefined)
+      else diffBlock(out, i, prev, b, (i === done.length ? hint : undefined) ?? this.closingHint(b))
       i++
     }
     for (; i < done.length; i++) out.push({ op: 'add', index: i, block: done[i]! })
@@ -422,6 +422,24 @@ export class DiffSession {
       this.seenPath = ''
     }
     for (const d of out) this.send(d)
+  }
+
+  /**
+   * The block the consumer saw open, as `b` now: if its value at the path seen growing is that
+   * field's finished value (the same string, as the engine stores it when the value closes), what
+   * it gained after what the consumer saw, from the field's parts, so that the differ does not
+   * compare the whole value (comparing, or cutting, a value made of pieces flattens it: two
+   * copies of a 1.6 MB tool content when it closed, in a 2 MB stream).
+   */
+  private closingHint(b: Block): AppendHint | undefined {
+    const field = this.seenField
+    if (field === null) return undefined
+    const v = fieldAt(b, this.seenPath)
+    if (v === undefined || v !== field.value) return undefined
+    // the consumer saw core[0, seenCore) + seenExt; the value is core + held, core only grew
+    const rest = field.coreSlice(this.seenCore, field.coreLength) + field.ext('')
+    const seen = this.seenExt
+    return hasPrefix(rest, seen) ? { index: this.seenDone, path: this.seenPath, text: rest.slice(seen.length) } : undefined
   }
 
   /**
