@@ -18,6 +18,19 @@ const BATCH = 128
 /** A slice of about this many of the open batch's pieces or more is cut from the batch flattened. */
 const FLAT_SLICE = 8
 
+/** What the last `flatten` found, kept so that its search is not optimised away. */
+let flattened = 0
+
+/**
+ * `s`, made flat by V8 if it was made of pieces: a search reads it whole, which flattens a cons
+ * string in place (reading one character does so only sometimes: optimised code walks down to
+ * the piece that holds it). @internal
+ */
+export function flatten(s: string): string {
+  flattened = s.indexOf('\0')
+  return s
+}
+
 export class Rope {
   /** The closed batches, one flat string each, chained. */
   private base: string

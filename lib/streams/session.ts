@@ -435,7 +435,8 @@ export class DiffSession {
     const field = this.seenField
     if (field === null) return undefined
     const v = fieldAt(b, this.seenPath)
-    if (v === undefined || v !== field.value) return undefined
+    const value = field.valueRead
+    if (v === undefined || value === null || v.length !== value.length || v !== value) return undefined
     // the consumer saw core[0, seenCore) + seenExt; the value is core + held, core only grew
     const rest = field.coreSlice(this.seenCore, field.coreLength) + field.ext('')
     const seen = this.seenExt
