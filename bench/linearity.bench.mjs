@@ -116,6 +116,10 @@ const CASES = [
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 16)] },
   },
   {
+    item: '16', label: 'cline, 16-byte chunks: short tool calls repeated (each value that closes is handed to the differ from its field, each short finished value made flat)', opts: {}, sizes: [128 * KB, 512 * KB],
+    make: (n) => { const t = fill('<read_file>\n<path>src/a.ts</path>\n</read_file>\nok ', n); return [t, chunk(t, 16)] },
+  },
+  {
     item: '16', label: 'same, 1 KB chunks, `blocks` read every 12 chunks (each read cuts a run of a dozen pieces from the text received: the whole open batch of up to 128 pieces flattened for it each time)', opts: {}, readBlocks: 12, sizes: [2 * MB, 8 * MB],
     make: (n) => { const t = flat('<write_to_file><path>a</path><content>' + 'abc def\n'.repeat(n / 8)); return [t, chunk(t, 1024)] },
   },

@@ -13,8 +13,8 @@
 import { decodeEntities, partialEntityStart } from './entities.js'
 import { flatten, Rope } from './rope.js'
 
-/** A finished value up to this long is made flat (see {@link Field.value}). */
-const FLAT_VALUE = 4096
+/** A finished value up to this long is made flat (see {@link Field.value}). @internal */
+export const FLAT_VALUE = 4096
 
 /**
  * What {@link Field.mark} keeps.

@@ -9,7 +9,7 @@ import type { Block, BlockDiff, Diagnostic, DiffRecord } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { Engine } from '../parse/engine.js'
 import { Rope } from '../parse/rope.js'
-import type { Field, TextRun } from '../parse/field.js'
+import { FLAT_VALUE, type Field, type TextRun } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
 import { applyDiff, diffBlock, diffBlocks, fieldAt, hasPrefix, type AppendHint } from '../diff/diff.js'
 
@@ -434,9 +434,13 @@ export class DiffSession {
   private closingHint(b: Block): AppendHint | undefined {
     const field = this.seenField
     if (field === null) return undefined
-    const v = fieldAt(b, this.seenPath)
+    // (checked before the block is looked at: this runs at every chunk that changes more than an
+    // append.) A value not read yet is not finished; a short one is made flat when finished, and
+    // the differ compares a flat value at less cost than this would
     const value = field.valueRead
-    if (v === undefined || value === null || v.length !== value.length || v !== value) return undefined
+    if (value === null || value.length <= FLAT_VALUE) return undefined
+    const v = fieldAt(b, this.seenPath)
+    if (v === undefined || v.length !== value.length || v !== value) return undefined
     // the consumer saw core[0, seenCore) + seenExt; the value is core + held, core only grew
     const rest = field.coreSlice(this.seenCore, field.coreLength) + field.ext('')
     const seen = this.seenExt
