@@ -28,8 +28,9 @@ function chunksOf(s: string, sizes: number[]): string[] {
 }
 
 /** Streams `s` in `chunks` into a Presenter; every text update checked against the parse of what was written. */
-async function check(s: string, sizes: number[], opts: ParseOptions): Promise<number> {
+async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ checked: number; synced: number }> {
   let sent = ''
+  let synced = 0
   let ending = false
   let checked = 0
   let failure: string | null = null
@@ -39,10 +40,14 @@ async function check(s: string, sizes: number[], opts: ParseOptions): Promise<nu
     executeTool: () => 'ok',
     say: (m: SayMessage) => {
       if (!m.partial || m.type !== 'text' || failure !== null) return
-      // a fused parser hands each record over while its chunk is written: the blocks so far are
-      // the parse of what was written (at the end of input, the final parse: what was held back
-      // as a possible tag is released, in an append before the block completes)
-      const block = parseAssistantMessage(sent, { ...opts, final: ending })[p.cursor]
+      // a fused parser hands each record over while its chunk is written: with nothing queued
+      // on either side, the blocks so far are the parse of what was written (at the end of input,
+      // the final parse: what was held back as a possible tag is released, in an append before
+      // the block completes). While a tool ran (asynchronously), records queued: the update then
+      // shows the Presenter's own blocks, those of an earlier point of the stream
+      const inStep = parser.readableLength === 0 && p.writableLength === 0
+      if (inStep) synced++
+      const block = inStep ? parseAssistantMessage(sent, { ...opts, final: ending })[p.cursor] : p.blocks[p.cursor]
       const want = block !== undefined && block.type === 'text' ? cleanDisplayText(block.content, true) : undefined
       checked++
       if (m.content !== want) failure = `update ${JSON.stringify(m.content)} after ${JSON.stringify(sent)}, want ${JSON.stringify(want)}`
@@ -57,20 +62,29 @@ async function check(s: string, sizes: number[], opts: ParseOptions): Promise<nu
   parser.end()
   await once(p, 'finish')
   if (failure !== null) throw new Error(`${failure} (message ${JSON.stringify(s)}, options ${JSON.stringify(opts)})`)
-  return checked
+  return { checked, synced }
 }
 
 t.test('every partial text update through a fused BlockParser is the cleaning of the text parsed so far (property)', async (t) => {
   let checked = 0
+  let synced = 0
   await fc.assert(fc.asyncProperty(message, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 }), options, async (s, sizes, opts) => {
-    checked += await check(s, sizes, opts)
+    const r = await check(s, sizes, opts)
+    checked += r.checked
+    synced += r.synced
   }), { numRuns: 400 })
   t.ok(checked > 1000, `updates checked (${checked})`)
+  t.ok(synced > checked / 2, `most against the parse of what was written (${synced})`)
 })
 
 t.test('prose after a `<`, a joined chunk and a stray `<` in a later chunk: each update as cleaned', async (t) => {
   // chunks that end in a blank put it before the next chunk's text (a joined string), past a `<`
   // shown long before; then a `<` arrives in a chunk that the session still takes whole
   const s = 'See 1 < 2 here and then some more words follow here and there, x <y and more plain words to end.'
-  for (const sizes of [[1], [3], [7], [16], [5, 11]]) t.ok(await check(s, sizes, {}) > 0, `chunks of ${sizes.join(', ')}`)
+  for (const sizes of [[1], [3], [7], [16], [5, 11]]) t.ok((await check(s, sizes, {})).synced > 0, `chunks of ${sizes.join(', ')}`)
+})
+
+t.test('after a tool ran (asynchronously), the records that queued meanwhile: each update as cleaned', async (t) => {
+  const r = await check('<read_file></read_file>word <function_calls>', [1], {})
+  t.ok(r.checked > r.synced, `some updates came while records were queued (${r.checked - r.synced} of ${r.checked})`)
 })
