@@ -27,7 +27,11 @@ function chunksOf(s: string, sizes: number[]): string[] {
   return out
 }
 
-/** Streams `s` in `chunks` into a Presenter; every text update checked against the parse of what was written. */
+/**
+ * Streams `s`, cut by `sizes` in turn, through a BlockParser piped into a Presenter; every partial
+ * text update is checked against the parse of what was written (`synced`) or, while records wait
+ * behind a tool, against the Presenter's own blocks.
+ */
 async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ checked: number; synced: number }> {
   let sent = ''
   let synced = 0
