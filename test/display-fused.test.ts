@@ -7,6 +7,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { once } from 'node:events'
 import { cleanDisplayText, createBlockParser, createPresenter, parseAssistantMessage, type ParseOptions, type SayMessage } from '../lib/index.js'
+import { cutBySizes } from './helpers/arb.js'
 
 const piece = fc.constantFrom(
   'word ', 'plan it ', 'a', ' ', '  ', '\n', '\n\n', 'x.y, ', 'é', '3',
@@ -15,17 +16,6 @@ const piece = fc.constantFrom(
 )
 const message = fc.array(piece, { minLength: 1, maxLength: 40 }).map((ps) => ps.join(''))
 const options = fc.constantFrom<ParseOptions>({}, { profile: 'robust' }, { decodeEntities: true }, { codeFences: true })
-
-function chunksOf(s: string, sizes: number[]): string[] {
-  const out: string[] = []
-  let at = 0
-  for (let i = 0; at < s.length; i++) {
-    const n = sizes[i % sizes.length]!
-    out.push(s.slice(at, at + n))
-    at += n
-  }
-  return out
-}
 
 /**
  * Streams `s`, cut by `sizes` in turn, through a BlockParser piped into a Presenter; every partial
@@ -58,7 +48,7 @@ async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ 
     },
   })
   parser.pipe(p)
-  for (const c of chunksOf(s, sizes)) {
+  for (const c of cutBySizes(s, sizes)) {
     sent += c
     parser.write(c)
   }
