@@ -202,19 +202,22 @@ const LINEAR = [
   // appends whose text ends past the parser's field (a cut closing tag shown while held back),
   // which the Snapshot keeps as a run with a rendered end until the next append confirms it
   ['a tool param whose chunks often end in a cut closing tag, read every 12 updates: `<write_to_file><content>` + `abcdefg</conten` ×N', (n) => repeatTo('<write_to_file><content>', 'abcdefg</conten', n), CHUNK, 12],
+  // not the cleaning: tool calls one after another, each run by a sync executor, whose attempt
+  // ends within the write (the cursor moves on in a loop), `parallelToolCalls: true`
+  ['tool calls in a row, each run at once by a sync executor: `<read_file><path>a.ts</path></read_file>` ×N, parallelToolCalls', (n) => repeatTo('', '<read_file><path>a.ts</path></read_file>', n), CHUNK, 0, 1, { parallelToolCalls: true }],
 ]
 const N = 64 * KB
 let shown = 0 // read by the `say` of every update, so that its text is not optimised away
 const linRows = []
 let linWorst = 0
-for (const [name, make, size = CHUNK, readEvery = 0, scale = 1] of LINEAR) {
+for (const [name, make, size = CHUNK, readEvery = 0, scale = 1, extra = {}] of LINEAR) {
   const n = scale * N
   const small = chunk(make(n), size)
   const large = chunk(make(4 * n), size)
   let updates = 0
   // (a tool block's first update may come before its first param: no `content` yet)
   const onToolPartial = readEvery === 0 ? undefined : (b) => { if (++updates % readEvery === 0) shown += (b.params.content ?? '').length }
-  const run = (chunks) => pipeline(Readable.from(chunks), createBlockParser(), createPresenter({ say: (m) => { shown += m.content.length }, onToolPartial, executeTool: () => '' }))
+  const run = (chunks) => pipeline(Readable.from(chunks), createBlockParser(), createPresenter({ say: (m) => { shown += m.content.length }, onToolPartial, executeTool: () => '', ...extra }))
   const [a, b] = await measureInterleavedAsync([() => run(small), () => run(large)], { warmup: 2, samples: 5, minMs: 60 })
   const ratio = pairedRatio(b, a)
   linWorst = Math.max(linWorst, ratio)

@@ -20,9 +20,9 @@ const options = fc.constantFrom<ParseOptions>({}, { profile: 'robust' }, { decod
 /**
  * Streams `s`, cut by `sizes` in turn, through a BlockParser piped into a Presenter; every partial
  * text update is checked against the parse of what was written (`synced`) or, while records wait
- * behind a tool, against the Presenter's own blocks.
+ * behind a tool (`asyncTools`: the executor returns a promise), against the Presenter's own blocks.
  */
-async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ checked: number; synced: number }> {
+async function check(s: string, sizes: number[], opts: ParseOptions, asyncTools = true): Promise<{ checked: number; synced: number }> {
   let sent = ''
   let synced = 0
   let ending = false
@@ -31,13 +31,14 @@ async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ 
   const parser = createBlockParser(opts)
   const p = createPresenter({
     parallelToolCalls: true,
-    executeTool: () => 'ok',
+    // a sync executor's attempt ends within the write; an async one's records queue meanwhile
+    executeTool: asyncTools ? () => Promise.resolve('ok') : () => 'ok',
     say: (m: SayMessage) => {
       if (!m.partial || m.type !== 'text' || failure !== null) return
       // a fused parser hands each record over while its chunk is written: with nothing queued
       // on either side, the blocks so far are the parse of what was written (at the end of input,
       // the final parse: what was held back as a possible tag is released, in an append before
-      // the block completes). While a tool ran (asynchronously), records queued: the update then
+      // the block completes). While a tool ran asynchronously, records queued: the update then
       // shows the Presenter's own blocks, those of an earlier point of the stream
       const inStep = parser.readableLength === 0 && p.writableLength === 0
       if (inStep) synced++
@@ -62,8 +63,8 @@ async function check(s: string, sizes: number[], opts: ParseOptions): Promise<{ 
 t.test('every partial text update through a fused BlockParser is the cleaning of the text parsed so far (property)', async (t) => {
   let checked = 0
   let synced = 0
-  await fc.assert(fc.asyncProperty(message, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 }), options, async (s, sizes, opts) => {
-    const r = await check(s, sizes, opts)
+  await fc.assert(fc.asyncProperty(message, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 }), options, fc.boolean(), async (s, sizes, opts, asyncTools) => {
+    const r = await check(s, sizes, opts, asyncTools)
     checked += r.checked
     synced += r.synced
   }), { numRuns: 400 })
@@ -78,7 +79,13 @@ t.test('prose after a `<`, a joined chunk and a stray `<` in a later chunk: each
   for (const sizes of [[1], [3], [7], [16], [5, 11]]) t.ok((await check(s, sizes, {})).synced > 0, `chunks of ${sizes.join(', ')}`)
 })
 
-t.test('after a tool ran (asynchronously), the records that queued meanwhile: each update as cleaned', async (t) => {
+t.test('after a tool ran asynchronously, the records that queued meanwhile: each update as cleaned', async (t) => {
   const r = await check('<read_file></read_file>word <function_calls>', [1], {})
   t.ok(r.checked > r.synced, `some updates came while records were queued (${r.checked - r.synced} of ${r.checked})`)
+})
+
+t.test('after a tool ran synchronously, nothing queued: each update against the parse of what was written', async (t) => {
+  const r = await check('<read_file></read_file>word <function_calls>', [1], {}, false)
+  t.ok(r.checked > 0, `updates checked (${r.checked})`)
+  t.equal(r.synced, r.checked, 'every update came with nothing queued')
 })

@@ -281,6 +281,62 @@ t.test('7.7 an executor that throws gives an error result; presentation goes on'
   t.match(bad.results[1]!.content, /expected a string or \{ content \}/)
 })
 
+t.test('a sync executor whose outcome stops nothing: the write presents the tool and what follows at once', async (t) => {
+  const events: string[] = []
+  const p = createPresenter({
+    parallelToolCalls: true,
+    say: (m) => { events.push(`say ${m.content}${m.partial ? '…' : ''}`) },
+    executeTool: (b) => {
+      if (b.params.path === 'bad') throw new Error('no such file')
+      return b.params.path === 'odd' ? ({ content: 'odd' } as { content: string }) : `read ${b.params.path}`
+    },
+  })
+  p.on('tool', (b: ToolUseBlock) => events.push(`tool ${b.params.path}`))
+  p.on('result', (r: ToolResult) => events.push(`result ${r.status} ${r.content}`))
+  const blocks = parseAssistantMessage('A <read_file><path>a</path></read_file><read_file><path>bad</path></read_file><read_file><path>odd</path></read_file> B', { idGenerator: counter('id') })
+  // a snapshot written whole: three complete tools in a row, then partial text
+  let called = false
+  p.write(blocks, () => { called = true })
+  t.same(events, ['say A', 'tool a', 'result ok read a', 'tool bad', 'result error no such file', 'tool odd', 'result ok odd', 'say B…'], 'all within the write')
+  t.equal(p.results.length, 3, 'results recorded when write returns')
+  t.equal(p.cursor, 4)
+  await sleep(0)
+  t.ok(called)
+  p.end()
+  await once(p, 'finish')
+})
+
+t.test('a sync executor whose outcome stops the message: its result is recorded a tick later, as before', async (t) => {
+  for (const [opts, reason] of [[{ executeTool: () => ({ content: 'no', rejected: true }), parallelToolCalls: true }, 'rejected'], [{ executeTool: () => 'ran' }, 'tool-used']] as const) {
+    const order: string[] = []
+    const p = createPresenter({ ...opts })
+    const torn = once(p, 'error') // the interrupt tears the Presenter down (InterruptError)
+    p.on('result', (r: ToolResult) => order.push(`result ${r.status}`))
+    p.on('interrupt', (i: InterruptInfo) => order.push(`interrupt ${i.reason}`))
+    p.write(parseAssistantMessage('<read_file><path>a</path></read_file><read_file><path>b</path></read_file>', { idGenerator: counter('id') }))
+    t.same(order, [], `${reason}: nothing recorded within the write`)
+    await sleep(0)
+    t.same(order.slice(0, 2), [`result ${reason === 'rejected' ? 'rejected' : 'ok'}`, `interrupt ${reason}`])
+    t.same(p.results.map((r) => r.status), [reason === 'rejected' ? 'rejected' : 'ok', 'skipped'])
+    const [err] = await torn
+    t.ok(err instanceof InterruptError)
+  }
+})
+
+t.test('many complete tool calls in a row, each ended synchronously: presented in a loop, not a recursion', async (t) => {
+  const n = 50_000
+  const blocks: Block[] = []
+  for (let i = 0; i < n; i++) blocks.push({ type: 'tool_use', name: 'read_file', params: { path: `f${i}` }, partial: false, call_id: `c${i}`, isNativeToolCall: false })
+  let ran = 0
+  const p = createPresenter({ parallelToolCalls: true, executeTool: () => { ran++; return '' } })
+  p.write(blocks)
+  p.end()
+  await once(p, 'finish')
+  t.equal(ran, n)
+  t.equal(p.results.length, n)
+  t.equal(p.cursor, n)
+})
+
 t.test('a tool cut off by the end of the input is never executed (robust truncation, or left partial)', async (t) => {
   const executed: string[] = []
   const presenter = createPresenter({ executeTool: (b) => { executed.push(b.name); return 'ran' } })

@@ -594,7 +594,12 @@ export class Presenter extends Writable {
       if (this.stopped !== null || this.destroyed) return undefined
       const b = this.snap.live[this.index]
       if (b === undefined) return undefined
-      if (b.type === 'tool_use' && !b.partial) return this.runTool()
+      if (b.type === 'tool_use' && !b.partial) {
+        // a tool whose attempt ended at once has moved the cursor on (`toolDone`): go on from there
+        const p = this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone)
+        if (p !== undefined) return this.afterTool(p)
+        continue
+      }
       const p = this.display.show(b)
       if (b.partial) return p
       if (p !== undefined) return this.nextAfter(p)
@@ -604,8 +609,8 @@ export class Presenter extends Writable {
 
   // the closures of `advance` live in these, so that `advance` (once per diff) allocates nothing
 
-  private runTool(): Promise<void> {
-    return this.tools.run(this.snap.blocks[this.index] as ToolUseBlock, this.toolDone).then(() => this.advance())
+  private afterTool(p: Promise<void>): Promise<void> {
+    return p.then(() => this.advance())
   }
 
   private nextAfter(p: Promise<void>): Promise<void> {
