@@ -283,8 +283,9 @@ export class Presenter extends Writable {
    * @internal
    */
   offer(record: unknown, run?: TextRun, from?: number): boolean {
-    if (!this.direct || this.busy) return false
-    if (!this.idle) {
+    // flags compared with `true`: see the Display's note on V8's truthiness tests
+    if (this.direct !== true || this.busy === true) return false
+    if (this.idle !== true) {
       this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
       if (!this.idle) return false
     }
@@ -351,7 +352,7 @@ export class Presenter extends Writable {
     const b = snap.live[i]!
     // `append` checks that the path names a string field of the block (blocks never hold a param
     // named __proto__); the index and text were checked above
-    if (!b.partial || !snap.append(b, d.path as string, d.text, run, from)) return false
+    if (b.partial !== true || !snap.append(b, d.path as string, d.text, run, from)) return false
     this.display.appended(b, d.text)
     this.busy = true
     this.inflight = 0
