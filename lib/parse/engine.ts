@@ -21,6 +21,7 @@
 import type { Block, Diagnostic } from '../types.js'
 import { resolveOptions, type ResolvedOptions } from './options.js'
 import { Field } from './field.js'
+import { intern } from './intern.js'
 import type { Rope } from './rope.js'
 import { exactTagAt, nextExactTag, tables, type TagSet } from './tags.js'
 import { closeFree, cutAt, findClose } from './exact-scan.js'
@@ -356,7 +357,7 @@ export class Engine {
     this.paramName = name
     this.paramClose = '</' + name + '>'
     this.closeRe = closeNameRegex(this.closeNames, name)
-    this.paramPath = 'params.' + name
+    this.paramPath = intern('params.' + name)
     this.param = this.newField(this.o.decodeEntities)
     const tool = this.tool!
     if (tool.body !== null) tool.body.openParam(w, valueStart, name)

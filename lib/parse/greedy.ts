@@ -5,6 +5,7 @@
  * @internal
  * @module
  */
+import { intern } from './intern.js'
 import { Field } from './field.js'
 import { decodeEntities } from './entities.js'
 import type { Rope } from './rope.js'
@@ -55,7 +56,7 @@ export class GreedyView {
   constructor(readonly name: string, private readonly toolClose: string, decode: boolean, src: Rope | null = null) {
     this.open = '<' + name + '>'
     this.close = '</' + name + '>'
-    this.path = 'params.' + name
+    this.path = intern('params.' + name)
     this.field = new Field(decode, src)
   }
 
