@@ -208,7 +208,7 @@ export class Engine {
    */
   takesWhole(chunk: string, field: Field): boolean {
     if (this.carry.length !== 0 || chunk.length === 0) return false
-    if (!this.plain) {
+    if (this.plain !== true) {
       const first = chunk.indexOf('<')
       if (first >= 0) {
         // in a value, a '<' that starts no closing tag of it (whole or cut) is text as any other
@@ -256,7 +256,7 @@ export class Engine {
     const body = this.tool === null ? null : this.tool.body
     // the chunk is the whole window and leaves nothing to carry: what keep does, unless a tool
     // body must look at it (a skipped greedy value only counts it)
-    if (body === null || body.skipWhole(chunk.length)) {
+    if (body === null || body.skipWhole(chunk.length) === true) {
       this.pos = at + chunk.length
       return
     }

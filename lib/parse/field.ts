@@ -98,8 +98,9 @@ export class Field implements TextRun {
    */
   pushAt(piece: string, at: number): void {
     // with entity decoding a run holds only text that decodes to itself: no '&', nothing held
-    if (this.src === null || (this.decode && (this.held.length > 0 || piece.indexOf('&') >= 0))) return this.push(piece)
-    if (!this.started) {
+    // (`started` compared with `true`: see DiffSession.push)
+    if (this.src === null || (this.decode === true && (this.held.length > 0 || piece.indexOf('&') >= 0))) return this.push(piece)
+    if (this.started !== true) {
       // the value's leading white space is dropped (as `push` does): the run starts after it
       const t = piece.trimStart()
       if (t.length === 0) return

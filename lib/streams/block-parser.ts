@@ -146,7 +146,8 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
         // flowing and empty, so `push` would emit it at once to that reader's one `data`
         // listener, whose `write` it is
         const f = this.fused
-        if (f !== null && !this.reading && this.readableFlowing === true && this.readableLength === 0 && f.offer(r, run, from)) return
+        // (`=== true`: see DiffSession.push)
+        if (f !== null && this.reading !== true && this.readableFlowing === true && this.readableLength === 0 && f.offer(r, run, from) === true) return
         this.push(r)
       },
       diagnostic: (d) => this.emit('diagnostic', d),

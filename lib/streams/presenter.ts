@@ -289,7 +289,7 @@ export class Presenter extends Writable {
       this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
       if (!this.idle) return false
     }
-    if (!this.grow(record, run, from)) this.serial(DIRECT, record, this.directDone)
+    if (this.grow(record, run, from) !== true) this.serial(DIRECT, record, this.directDone)
     return true
   }
 

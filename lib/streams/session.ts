@@ -243,7 +243,9 @@ export class DiffSession {
   /** Takes one chunk. Throws a TagstreamError for a bad chunk or past `maxBytes`, having changed nothing. */
   push(chunk: unknown): void {
     const seen = this.seenField
-    if (seen !== null && typeof chunk === 'string' && this.lean && this.seenExt.length === 0 && !this.sawBytes && this.engine.takesWhole(chunk, seen)) {
+    // (flags and the call's result compared with `true`: V8 tests the truthiness of a value it does
+    // not know to be a boolean with a generic sequence, about ten instructions when it is true)
+    if (seen !== null && typeof chunk === 'string' && this.lean === true && this.seenExt.length === 0 && this.sawBytes !== true && this.engine.takesWhole(chunk, seen) === true) {
       // the usual streamed chunk, which only grows the value the consumer saw growing: fed by
       // the engine's shorter path and sent as an append without asking the engine what changed
       // admit's first test, here: the call is not inlined (its error path is too big)

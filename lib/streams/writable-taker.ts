@@ -37,7 +37,7 @@ export class WritableTaker {
     if (d.writableLength + 1 >= d.writableHighWaterMark || d.writableEnded || d.destroyed || d.errored !== null) return false
     // `false` now means the write itself failed the stream (its `_write` called back with an
     // error at once, or destroyed it): `pipe` pauses then too, and its clean-up follows
-    if (!d.write(record)) this.pause()
+    if (d.write(record) !== true) this.pause() // (`!== true`: see DiffSession.push)
     return true
   }
 }
