@@ -102,7 +102,8 @@ export class ToolBody implements GreedyBody {
    * returns false having changed nothing.
    */
   skipWhole(n: number): boolean {
-    if (!this.skipping || this.viewClose !== null) return false
+    // (`!== true`: see DiffSession.push)
+    if (this.skipping !== true || this.viewClose !== null) return false
     this.bodyLength += n
     this.from = n
     this.viewFrom = 0

@@ -77,7 +77,8 @@ export class Rope {
     if (piece.length === 0) return
     if (this.count === 0) this.pending = piece
     else {
-      if (this.sliceable) {
+      // (`=== true`: see DiffSession.push)
+      if (this.sliceable === true) {
         if (this.count === 1) (this.pieces ??= [])[0] = this.pending
         this.pieces![this.count] = piece
       }
