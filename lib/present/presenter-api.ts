@@ -26,7 +26,10 @@ export interface PresenterOptions {
   /**
    * Runs one complete tool block and returns its result (a string means `{content}`). Throwing
    * gives an `error` result with the message; presentation goes on. Never called for a block with
-   * `truncated: true`.
+   * `truncated: true`. A value returned synchronously is recorded (`result`) within the write that
+   * completed the block, and what follows is presented in the same write, unless it stops the
+   * message (a rejection, or any value under the one-tool rule): that one is recorded a tick
+   * later, then the `interrupt`. A synchronous throw is recorded at once.
    */
   executeTool: (block: ToolUseBlock, context: ToolContext) => ToolOutcome | string | PromiseLike<ToolOutcome | string>
   /**
