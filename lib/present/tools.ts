@@ -233,8 +233,8 @@ export class ToolRunner {
     try {
       out = this.rules.executeTool(b, { signal: controller.signal })
     } catch (err) {
-      // thrown synchronously: recorded at once (a throw inside the old `await` did the same), and
-      // settled a tick later if the message stops
+      // thrown synchronously: recorded at once; if that stops the message, the Presenter still
+      // goes on a tick later (the promise), as for any attempt that stops it
       const end = this.finish(running, done, 'error', errorMessage(err))
       return end === null ? undefined : Promise.resolve()
     }
