@@ -5,7 +5,7 @@
  * @module
  */
 import { Writable, type Readable } from 'node:stream'
-import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
+import type { AppendDiff, Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
@@ -344,16 +344,34 @@ export class Presenter extends Writable {
    * then presents it, with the same outcome.
    */
   private grow(chunk: unknown, run?: TextRun, from?: number): boolean {
-    if (this.stopped !== null || typeof chunk !== 'object') return false
-    const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
+    if (this.stopped !== null) return false
+    let index: unknown
+    let path: unknown
+    let text: unknown
+    if (run !== undefined) {
+      // a run append from the fused parser: always an `append` of the session's one shape (see
+      // SessionOutput.record), read here by loads of their own, which see that one map; read with
+      // the others, they tested four (every kind of record `write` takes)
+      const d = chunk as AppendDiff
+      index = d.index
+      path = d.path
+      text = d.text
+    } else {
+      if (typeof chunk !== 'object') return false
+      const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
+      if (d.op !== 'append') return false
+      index = d.index
+      path = d.path
+      text = d.text
+    }
     const i = this.index
     const snap = this.snap
-    if (d.op !== 'append' || d.index !== i || i !== snap.length - 1 || typeof d.text !== 'string') return false
+    if (index !== i || i !== snap.length - 1 || typeof text !== 'string') return false
     const b = snap.live[i]!
     // `append` checks that the path names a string field of the block (blocks never hold a param
     // named __proto__); the index and text were checked above
-    if (b.partial !== true || !snap.append(b, d.path as string, d.text, run, from)) return false
-    this.display.appended(b, d.text)
+    if (b.partial !== true || !snap.append(b, path as string, text, run, from)) return false
+    this.display.appended(b, text)
     this.busy = true
     this.inflight = 0
     let p: Maybe
