@@ -3,7 +3,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { cleanDisplayText } from '../lib/index.js'
-import { TextCleaner } from '../lib/present/clean.js'
+import { addsVerbatim, TextCleaner } from '../lib/present/clean.js'
 
 const CORPUS = new URL('./fixtures/conformance/present-text.cline.jsonl', import.meta.url)
 interface Case { content: string; partial: boolean; expected: string }
@@ -119,4 +119,30 @@ t.test('TextCleaner.sameText tells whether two displays of one block are the sam
     prev = { gen: c.generation, from: c.headFrom, to: c.headTo, tail: c.tailPart, text: d }
   }
   t.ok(answered >= 30, `answered without comparing the texts (${answered} times)`)
+})
+
+t.test('addsVerbatim: text it takes, appended where the cleaner appends verbatim, adds itself to the display as it is (property)', async (t) => {
+  // the Display keeps such text back from the cleaner (its lag) and shows the last display plus
+  // the text: that is right only if the pure cleaning agrees, and the cleaner stays verbatim
+  const piece = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom('a <= b', '<br>', '</p> ', '<!-- n -->', 'Map<string, T>', '1 < 2', '<div>x', 'x<y', '<T>', '<<', '< ', '</ ', '<//', '<_', '<1', 'a < b') },
+    { weight: 3, arbitrary: fc.constantFrom('<thinking>', '</thinking>', '<think>', '</think>', '<function_calls>', '<function_', 'calls>', '<', '</', '<t', '</f', '<b', '```', '```xml') },
+    { weight: 4, arbitrary: fc.constantFrom(' ', '\n', '\t', '  ', 't', 'f', '/', '>', 'hink>', 'word', '.', 'é') },
+  )
+  let taken = 0
+  fc.assert(fc.property(fc.array(piece, { maxLength: 30 }), fc.array(piece, { minLength: 1, maxLength: 4 }), (before, added) => {
+    const content = before.join('')
+    const text = added.join('')
+    const c = new TextCleaner()
+    c.reset(content)
+    if (!c.appendsVerbatim || !addsVerbatim(text)) return true
+    if (text.includes('<')) taken++
+    const shown = c.display()
+    c.append(text)
+    return shown === cleanDisplayText(content, true) && c.display() === shown + text
+      && cleanDisplayText(content + text, true) === shown + text && c.appendsVerbatim
+  }), { numRuns: 5000 })
+  t.ok(taken > 200, `texts with \`<\` were taken and checked (${taken})`)
+  for (const s of ['prose', 'a <= b', '<br> next', 'List<List<int>> x', '<!-- note -->', '</path> without', '1 < 2']) t.ok(addsVerbatim(s), `takes ${JSON.stringify(s)}`)
+  for (const s of ['see <b', 'a < b', '<thinking> x', 'x </think>', 'end <', 'end </', '<function_calls>', 'x <t y>']) t.notOk(addsVerbatim(s), `leaves ${JSON.stringify(s)} to the cleaner`)
 })

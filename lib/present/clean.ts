@@ -235,6 +235,24 @@ function lastLt(s: string): number {
   return i
 }
 
+/**
+ * Does `text`, appended to a cleaner that appends verbatim ({@link TextCleaner.appendsVerbatim}),
+ * add itself as it is to the display and leave the cleaner appending verbatim? Yes for text
+ * without `<`, and for text whose every `<` starts no stripped tag (`noTagStart`) and whose last
+ * `<` can no longer start a partial tag, whatever follows (`a <= b`, `<br>`, `Map<string, T>`):
+ * the plain path of `append` takes it, no pass keeps any of it back but trailing white space
+ * (which the display shows all the same), and `commit` keeps no `<` to cut at. A `<` that is not
+ * dead within `text` (`see <b`) is for the cleaner to decide. The Display keeps such text back
+ * from the cleaner as it does prose (its lag): the cleaner's work is for text that may change
+ * what is shown.
+ * @internal
+ */
+export function addsVerbatim(text: string): boolean {
+  const lt = text.indexOf('<')
+  if (lt < 0) return true
+  return noTagStart(text, lt) && runLt(LT, text.slice(lastLt(text) + 1)) === DEAD
+}
+
 /** A growing string kept as its part up to the last non-white-space character and the run after it. */
 class Trimmed {
   readonly core = new Rope()
