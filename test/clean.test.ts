@@ -121,7 +121,7 @@ t.test('TextCleaner.sameText tells whether two displays of one block are the sam
   t.ok(answered >= 30, `answered without comparing the texts (${answered} times)`)
 })
 
-t.test('addsVerbatim: text it takes, appended where the cleaner appends verbatim, adds itself to the display as it is (property)', async (t) => {
+t.test('addsVerbatim: text it takes, appended (or appendVerbatim) where the cleaner appends verbatim, adds itself to the display as it is (property)', async (t) => {
   // the Display keeps such text back from the cleaner (its lag) and shows the last display plus
   // the text: that is right only if the pure cleaning agrees, and the cleaner stays verbatim
   const piece = fc.oneof(
@@ -139,8 +139,13 @@ t.test('addsVerbatim: text it takes, appended where the cleaner appends verbatim
     if (text.includes('<')) taken++
     const shown = c.display()
     c.append(text)
+    // appendVerbatim, which takes such text without reading it, gives the same
+    const v = new TextCleaner()
+    v.reset(content)
+    v.appendVerbatim(text)
     return shown === cleanDisplayText(content, true) && c.display() === shown + text
       && cleanDisplayText(content + text, true) === shown + text && c.appendsVerbatim
+      && v.display() === shown + text && v.appendsVerbatim
   }), { numRuns: 5000 })
   t.ok(taken > 200, `texts with \`<\` were taken and checked (${taken})`)
   for (const s of ['prose', 'a <= b', '<br> next', 'List<List<int>> x', '<!-- note -->', '</path> without', '1 < 2']) t.ok(addsVerbatim(s), `takes ${JSON.stringify(s)}`)

@@ -439,17 +439,7 @@ export class TextCleaner {
         // the common case, prose (or prose whose every `<` starts no stripped tag, such as
         // `a < b`, `<div>`, `</p>`): no pass can match, so the passes would only keep back the
         // trailing white space; doing just that is several times cheaper
-        const all = this.trailWs.length > 0 ? this.trailWs + text : text
-        const n = all.length
-        let k = 0
-        while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
-        if (k === 0) {
-          this.trailWs = ''
-          this.commit(all, lt >= 0)
-        } else {
-          this.trailWs = all.slice(n - k)
-          if (n > k) this.commit(all.slice(0, n - k), lt >= 0)
-        }
+        this.appendPlain(text, lt >= 0)
         return
       }
       this.fromPlain()
@@ -463,7 +453,39 @@ export class TextCleaner {
     if (x.length > 0) this.commit(x, true)
   }
 
-  /** `s` is final output of the strip passes: add it to `S`. `mayHaveLt`: false if `s` has no `<`. */
+  /**
+   * `append(text)` for text that {@link addsVerbatim} takes, while the cleaner appends verbatim:
+   * the same result without reading the text again. The Display's lag comes here, up to a
+   * hundred pieces joined, whose last `<` the general path would look for from the end, a
+   * character at a time, and whose pieces its search would first copy into one string.
+   */
+  appendVerbatim(text: string): void {
+    // every `<` of the text is dead within it, so none is kept to cut at: as if it had none
+    if (text.length > 0) this.appendPlain(text, false)
+  }
+
+  /**
+   * In `plain` mode, text that no pass can match: the passes would only keep back its trailing
+   * white space (see `toPlain`), which goes to `trailWs`.
+   */
+  private appendPlain(text: string, mayHaveLt: boolean): void {
+    const all = this.trailWs.length > 0 ? this.trailWs + text : text
+    const n = all.length
+    let k = 0
+    while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
+    if (k === 0) {
+      this.trailWs = ''
+      this.commit(all, mayHaveLt)
+    } else {
+      this.trailWs = all.slice(n - k)
+      if (n > k) this.commit(all.slice(0, n - k), mayHaveLt)
+    }
+  }
+
+  /**
+   * `s` is final output of the strip passes: add it to `S`. `mayHaveLt`: false if `s` has no `<`
+   * that a later append could make a partial tag (none at all, or every one dead within `s`).
+   */
   private commit(s: string, mayHaveLt: boolean): void {
     this.version++
     if (!this.body) {

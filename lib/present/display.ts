@@ -323,13 +323,13 @@ export class Display {
     this.dropLag()
     const c = this.cleaner
     if (shown < 0) {
-      c.append(lag)
+      c.appendVerbatim(lag)
       return
     }
-    c.append(shown === lag.length ? lag : lag.slice(0, shown))
+    c.appendVerbatim(shown === lag.length ? lag : lag.slice(0, shown))
     c.display()
     this.noteShown()
-    if (shown < lag.length) c.append(lag.slice(shown))
+    if (shown < lag.length) c.appendVerbatim(lag.slice(shown))
   }
 
   private dropLag(): void {
