@@ -353,3 +353,23 @@ t.test('long command values past the first stretch: one-shot = the naive referen
   }), { numRuns: 25 })
   t.pass('25 long messages agree')
 })
+
+t.test('a chunk that ends inside an opening tag, up to the longest name whole, is never taken as text (cutAt at every cut)', async (t) => {
+  // the streamed chunk after the first is what takesWhole decides on: a chunk that ends in `<` and
+  // any prefix of a tag's name, the whole longest one included, must leave it for the next chunk
+  const { clineDialect } = await import('../lib/index.js')
+  let streams = 0
+  let wrong = 0
+  for (const name of clineDialect.tools) {
+    const m = `Say it. <${name}><path>a.ts</path></${name}> done`
+    const want = strip(parseAssistantMessage(m, { final: true }))
+    const open = m.indexOf('<')
+    for (let i = open + 1; i <= open + name.length + 2; i++) {
+      const got = streamed([m.slice(0, 4), m.slice(4, i), m.slice(i)], {})
+      streams++
+      if (JSON.stringify(got) !== JSON.stringify(want) && wrong++ < 3) t.fail(`${name} cut at ${i - open}`, { got, want })
+    }
+  }
+  t.equal(streams, clineDialect.tools.reduce((n, name) => n + name.length + 2, 0), 'every tool, cut at every character of its opening tag')
+  t.equal(wrong, 0, 'each streamed parse equals the one-shot parse')
+})
