@@ -196,6 +196,9 @@ const LINEAR = [
   // at every piece with `<`
   ['prose without `<` (the lag): `word ` ×N, 1-byte chunks', (n) => repeatTo('', 'word ', n), 1],
   ['prose with a `<` every other chunk or so: `plain prose, some words, x<y ` ×N', (n) => repeatTo('', 'plain prose, some words, x<y ', n)],
+  // the lag also takes a piece whose every `<` is dead within it (addsVerbatim: each `<` looked at
+  // once, the last one's tail read), and the cleaner takes the joined lag without reading it
+  ['prose dense with `<` dead within each chunk (the lag takes it): `a <= b, List<int> ` ×N, 1 KB chunks', (n) => repeatTo('', 'a <= b, List<int> ', n), 1024],
   // not the cleaning: a param read by `onToolPartial` every 12 updates, each read cutting a run of
   // a dozen pieces from the text received (the open batch of up to 128 pieces flattened for it)
   ['a tool param read by `onToolPartial` every 12 updates, 1 KB chunks: `<write_to_file><content>` + `abc def\\n` ×N', (n) => repeatTo('<write_to_file><content>', 'abc def\n', n), 1024, 12, 16],
