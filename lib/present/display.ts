@@ -296,13 +296,13 @@ export class Display {
   /** The cursor text block grew by `text` (not empty): to the cleaner, or to the lag. */
   private clean(text: string): void {
     if (this.lagCount > 0) {
-      if (this.lagCount < LAG_MAX && addsVerbatim(text)) {
+      if (this.lagCount < LAG_MAX && (text.indexOf('<') < 0 || addsVerbatim(text))) {
         this.lag += text
         this.lagCount++
         return
       }
       this.catchUp()
-    } else if (this.lagReady === true && addsVerbatim(text)) {
+    } else if (this.lagReady === true && (text.indexOf('<') < 0 || addsVerbatim(text))) {
       this.lag = text
       this.lagCount = 1
       this.lagShown = -1
