@@ -5,7 +5,7 @@
 // paths) against streams in small chunks (short windows: the per-'<' paths) and against the rule.
 import t from 'tap'
 import fc from 'fast-check'
-import { parseAssistantMessage, parseWithDiagnostics, defineDialect, type Block } from '../lib/index.js'
+import { parseAssistantMessage, parseWithDiagnostics, defineDialect, clineDialect, type Block } from '../lib/index.js'
 import { Engine } from '../lib/parse/engine.js'
 import { resolveOptions } from '../lib/parse/options.js'
 import { LENIENT_SLACK, TagSet } from '../lib/parse/tags.js'
@@ -357,7 +357,6 @@ t.test('long command values past the first stretch: one-shot = the naive referen
 t.test('a chunk that ends inside an opening tag, up to the longest name whole, is never taken as text (cutAt at every cut)', async (t) => {
   // the streamed chunk after the first is what takesWhole decides on: a chunk that ends in `<` and
   // any prefix of a tag's name, the whole longest one included, must leave it for the next chunk
-  const { clineDialect } = await import('../lib/index.js')
   let streams = 0
   let wrong = 0
   for (const name of clineDialect.tools) {
