@@ -70,3 +70,19 @@ t.test('toJsonPatch escapes param names and needs the array for append and trunc
   t.throws(() => toJsonPatch({ op: 'append', index: 0, path: 'content', text: 'x' }), { code: 'ERR_INVALID_DIFF' })
   t.throws(() => toJsonPatch({ op: 'truncate', length: 0 }), { code: 'ERR_INVALID_DIFF' })
 })
+
+t.test('pastPrefix: (a + b) past a prefix, or null, without joining a and b', async (t) => {
+  const { pastPrefix } = await import('../lib/diff/diff.js')
+  const law = (a: string, b: string, prefix: string): string | null => ((a + b).startsWith(prefix) ? (a + b).slice(prefix.length) : null)
+  // short alphabets and lengths past 32 (hasPrefix compares long prefixes by a cut and ===)
+  const str = fc.string({ unit: fc.constantFrom('<', '/', 'a', ' '), maxLength: 40 })
+  let matched = 0
+  fc.assert(fc.property(str, str, fc.nat(90), str, fc.boolean(), (a, b, cut, other, ofJoin) => {
+    // half the prefixes are a prefix of a + b (cut anywhere in it), the others arbitrary
+    const prefix = ofJoin ? (a + b).slice(0, cut) : other
+    const got = pastPrefix(a, b, prefix)
+    if (got !== null) matched++
+    return got === law(a, b, prefix)
+  }), { numRuns: 5000 })
+  t.ok(matched > 1000, `the law was checked on ${matched} prefixes that match`)
+})

@@ -39,6 +39,25 @@ export function hasPrefix(b: string, a: string): boolean {
   return a.length <= b.length && (a.length < 32 ? b.startsWith(a) : b.slice(0, a.length) === a)
 }
 
+/**
+ * `(a + b).slice(prefix.length)` if `a + b` starts with `prefix`, else null; without joining `a`
+ * and `b` first. Their join is a cons string, which V8 flattens (a runtime call and a copy) to
+ * compare its start or to cut it: after a chunk that ended in a cut tag (`<`, `</`) in a value,
+ * that was a tenth of the next chunk's time. @internal
+ */
+export function pastPrefix(a: string, b: string, prefix: string): string | null {
+  const n = a.length
+  const k = prefix.length
+  if (k <= n) {
+    if (!hasPrefix(a, prefix)) return null
+    return k === n ? b : b.length === 0 ? a.slice(k) : a.slice(k) + b
+  }
+  // the prefix goes past `a`: `a` starts it, and `b` starts with the rest of it
+  if (!hasPrefix(prefix, a)) return null
+  const rest = n === 0 ? prefix : prefix.slice(n)
+  return hasPrefix(b, rest) ? b.slice(rest.length) : null
+}
+
 function stringDiff(out: BlockDiff[], index: number, path: string, a: string | undefined, b: string, hints: AppendHint | readonly AppendHint[] | undefined): void {
   const hint = hintFor(hints, index, path)
   if (hint !== undefined && a !== undefined) {

@@ -11,7 +11,7 @@ import { Engine } from '../parse/engine.js'
 import { Rope } from '../parse/rope.js'
 import { FLAT_VALUE, type Field, type TextRun } from '../parse/field.js'
 import { resolveOptions, type ParseOptions, type ResolvedOptions } from '../parse/options.js'
-import { applyDiff, diffBlock, diffBlocks, fieldAt, hasPrefix, type AppendHint } from '../diff/diff.js'
+import { applyDiff, diffBlock, diffBlocks, fieldAt, hasPrefix, pastPrefix, type AppendHint } from '../diff/diff.js'
 
 /**
  * Options of the streaming parsers ({@link BlockParser}, {@link parseStream},
@@ -360,10 +360,7 @@ export class DiffSession {
         // the usual chunk: nothing was held back at the last diff, so the gain is the delta and
         // what is held back now (startsWith('') and slice(0) on their sum, without the calls)
         if (seen.length === 0) appended = ext.length === 0 ? delta : delta + ext
-        else {
-          const grown = delta.length > 0 ? delta + ext : ext
-          if (hasPrefix(grown, seen)) appended = grown.length === seen.length ? '' : grown.slice(seen.length)
-        }
+        else appended = pastPrefix(delta, ext, seen)
       }
     }
     if (appended !== null && !final && e.shape === this.seenShape) {
@@ -465,8 +462,8 @@ export class DiffSession {
       // after a chunk where one value grew, what was sent of it is seenField's
       const was = seen.size > 0 ? seen.get(g.path) : g.path === this.seenPath && this.seenField !== null ? { field: this.seenField, ext: this.seenExt } : undefined
       if (was === undefined || was.field !== g.field) continue
-      const grown = delta.length > 0 ? delta + g.ext : g.ext
-      if (hasPrefix(grown, was.ext)) hints.push({ index: this.seenDone, path: g.path, text: grown.slice(was.ext.length) })
+      const text = pastPrefix(delta, g.ext, was.ext)
+      if (text !== null) hints.push({ index: this.seenDone, path: g.path, text })
     }
     seen.clear()
     for (const g of now) seen.set(g.path, { field: g.field, ext: g.ext })
