@@ -186,6 +186,14 @@ const CASES = [
     make: (n) => { const t = '<write_to_file><path>a</path><content>' + fill('</conten </ a</', n); return [t, chunk(t, 16)] },
   },
   {
+    item: '16', label: 'cline, 16-byte chunks: a content value whose every chunk ends in a cut closing tag (`<`, `</`, `</con`; each chunk goes through `feed`, and what the value gained past the cut shown is taken without joining the two, pastPrefix)', opts: {}, sizes: [256 * KB, 1 * MB],
+    make: (n) => {
+      const head = '<write_to_file><path>a</path><content>xxxxxxxxxx' // 48 characters: the units start on chunk boundaries
+      const t = head + fill('abcdefghijklmno<abcdefghijklmn</abcdefghijk</con', n)
+      return [t, chunk(t, 16)]
+    },
+  },
+  {
     item: '16', label: 'robust, 16-byte chunks: a reasoning value full of near-misses of its closing tag (`< /thinkin`, `<\\t/ think`: each chunk\'s `<` checked against the lenient closing tag on the shorter path, lenientCloseFree)', opts: { profile: 'robust' }, sizes: [256 * KB, 1 * MB],
     make: (n) => { const t = '<thinking>' + fill('< /thinkin <\t/ think </b> ', n); return [t, chunk(t, 16)] },
   },
