@@ -78,6 +78,31 @@ t.test('TextCleaner: a `<` that starts no stripped tag (`a < b`, `<div>`, `</p>`
   t.equal(c.display(), cleanDisplayText('See a <b and <function_ </think>calls> done', true))
 })
 
+t.test('TextCleaner: blanks in pieces of one to three characters, with the tags whose passes strip the blanks before them (property)', async (t) => {
+  // the plain path holds up to three trailing blanks back (trailWs) and reads them from the piece
+  // and from what it held, not from their join: a blank piece after held blanks, then a tag,
+  // checks both halves of that read
+  const piece = fc.constantFrom(' ', '\n', '\t', 'w', 'a', '<', '</', '<thinking>', '</thinking>', '<function_calls>', '</function_calls>')
+  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 4 }), (parts, sizes) => {
+    const text = parts.join('')
+    const c = new TextCleaner()
+    c.reset('')
+    let content = ''
+    for (let i = 0, k = 0; i < text.length; k++) {
+      const p = text.slice(i, i + sizes[k % sizes.length]!)
+      i += p.length
+      c.append(p)
+      content += p
+      if (c.display() !== cleanDisplayText(content, true)) return false
+    }
+    return true
+  }), { numRuns: 20000 })
+  const c = new TextCleaner()
+  c.reset('')
+  for (const ch of '  </thinking></function_calls>') c.append(ch)
+  t.equal(c.display(), cleanDisplayText('  </thinking></function_calls>', true), 'two blanks held, one a piece, then the tags')
+})
+
 t.test('TextCleaner.sameText tells whether two displays of one block are the same text, as comparing them does (property)', async (t) => {
   // displays that stay the same while a tag is held (`x</read_file>` in 1-byte pieces) were
   // compared whole after every update; sameText answers from the few characters between them

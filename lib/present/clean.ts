@@ -469,14 +469,21 @@ export class TextCleaner {
    * white space (see `toPlain`), which goes to `trailWs`.
    */
   private appendPlain(text: string, mayHaveLt: boolean): void {
-    const all = this.trailWs.length > 0 ? this.trailWs + text : text
-    const n = all.length
+    const held = this.trailWs
+    const t = text.length
+    const n = held.length + t
+    // the last characters are read from `text` (and `held` past its start), not from their join:
+    // a cons string, which a character read makes V8 flatten (a runtime call and a copy)
     let k = 0
-    while (k < 3 && k < n && isWs(all.charCodeAt(n - 1 - k))) k++
+    while (k < 3 && k < n && isWs(k < t ? text.charCodeAt(t - 1 - k) : held.charCodeAt(n - 1 - k))) k++
     if (k === 0) {
       this.trailWs = ''
-      this.commit(all, mayHaveLt)
+      this.commit(held.length > 0 ? held + text : text, mayHaveLt)
+    } else if (k <= t) {
+      this.trailWs = text.slice(t - k)
+      if (n > k) this.commit(held.length > 0 ? held + text.slice(0, t - k) : text.slice(0, t - k), mayHaveLt)
     } else {
+      const all = held + text
       this.trailWs = all.slice(n - k)
       if (n > k) this.commit(all.slice(0, n - k), mayHaveLt)
     }
