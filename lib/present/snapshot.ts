@@ -84,7 +84,7 @@ export class Snapshot {
   private stale = false
   /**
    * The open value's latest part, not copied into `rope` yet: `lent.coreSlice(lentFrom, lentEnd)`
-   * (null: none), or that run without its end and then `lentTail`. A BlockParser fused with the
+   * (null: none), or that run without its end and then the tail (`lentTail`). A BlockParser fused with the
    * Presenter hands over, with each append that is a run of its own field's value, that field and
    * where the run starts ({@link TextRun}): the value is then already kept there, and each append
    * only moves `lentEnd` (a push to `rope` costs about 180 instructions a 16-character piece, by
@@ -96,12 +96,14 @@ export class Snapshot {
   /** Where the last run append ended, in the run's value. */
   private lentEnd = 0
   /**
-   * The end of the last run append when it ended past the run's value (its last characters, not
-   * the run's yet: see `SessionOutput.record`): the run is `lentFrom` to `lentEnd -
-   * lentTail.length`, then these. A run append that goes on from `lentEnd` says they became the
-   * run's own.
+   * How many characters at the end of the last run append went past the run's value (not the
+   * run's yet: see `SessionOutput.record`): the run is `lentFrom` to `lentEnd - lentTail`, then
+   * the last `lentTail` characters of `lentTailOf`, that append's text. A run append that goes on
+   * from `lentEnd` says they became the run's own. Cut from the text only when the value is read:
+   * the text is often a join (a cons string), which a cut on every such append flattened.
    */
-  private lentTail = ''
+  private lentTail = 0
+  private lentTailOf = ''
 
   /** The live array with every field up to date; valid until the next change (do not modify it). */
   get blocks(): Block[] {
@@ -147,11 +149,11 @@ export class Snapshot {
     }
     if (run !== undefined) {
       let at = from
-      let tail = ''
+      let tail = 0
       if (at < 0) {
         // the text ends past the run (a few hundred appends of a 200 KB stream)
         at = -1 - at
-        tail = text.slice(run.coreLength - at)
+        tail = text.length - (run.coreLength - at)
       }
       if (run !== this.lent || at !== this.lentEnd) {
         if (this.lent !== null) this.takeLent()
@@ -159,7 +161,10 @@ export class Snapshot {
         this.lentFrom = at
       }
       this.lentEnd = at + text.length
-      if (tail.length > 0 || this.lentTail.length > 0) this.lentTail = tail
+      if (tail > 0 || this.lentTail > 0) {
+        this.lentTail = tail
+        this.lentTailOf = tail > 0 ? text : ''
+      }
     } else {
       if (this.lent !== null) this.takeLent()
       this.rope.push(text)
@@ -172,11 +177,13 @@ export class Snapshot {
   private takeLent(): void {
     const run = this.lent!
     this.lent = null
-    const to = this.lentEnd - this.lentTail.length
+    const to = this.lentEnd - this.lentTail
     if (to > this.lentFrom) this.rope.push(run.coreSlice(this.lentFrom, to))
-    if (this.lentTail.length > 0) {
-      this.rope.push(this.lentTail)
-      this.lentTail = ''
+    if (this.lentTail > 0) {
+      const of = this.lentTailOf
+      this.rope.push(of.slice(of.length - this.lentTail))
+      this.lentTail = 0
+      this.lentTailOf = ''
     }
   }
 
