@@ -48,6 +48,24 @@ t.test('the fence opener is cut only on complete blocks, trailing space too', as
   t.equal(cleanDisplayText('```xml\n<x/>\n```', false), '```xml\n<x/>\n```', 'a closed fence stays')
 })
 
+/**
+ * Appends `text` to a TextCleaner in pieces of the given sizes (in turn) and checks, after each,
+ * that its display is what cleanDisplayText gives for all the text so far.
+ */
+function cleansAsWhole(text: string, sizes: readonly number[]): boolean {
+  const c = new TextCleaner()
+  c.reset('')
+  let content = ''
+  for (let i = 0, k = 0; i < text.length; k++) {
+    const piece = text.slice(i, i + sizes[k % sizes.length]!)
+    i += piece.length
+    c.append(piece)
+    content += piece
+    if (c.display() !== cleanDisplayText(content, true)) return false
+  }
+  return true
+}
+
 t.test('TextCleaner: a `<` that starts no stripped tag (`a < b`, `<div>`, `</p>`) takes the prose path, with the same result (property)', async (t) => {
   // stray `<` as prose has them, next to tags, their halves and the characters that decide
   // whether a `<` may start one (`t`, `f`, `/`), cut anywhere: the join case of SPEC 7.1 too
@@ -58,18 +76,7 @@ t.test('TextCleaner: a `<` that starts no stripped tag (`a < b`, `<div>`, `</p>`
     { weight: 4, arbitrary: fc.constantFrom(' ', '\n', '\t', '  ', 't', 'f', '/', 'hink>', 'word', '.') },
   )
   fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 50 }), fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 8 }), (parts, sizes) => {
-    const text = parts.join('')
-    const c = new TextCleaner()
-    c.reset('')
-    let content = ''
-    for (let i = 0, k = 0; i < text.length; k++) {
-      const piece = text.slice(i, i + sizes[k % sizes.length]!)
-      i += piece.length
-      c.append(piece)
-      content += piece
-      if (c.display() !== cleanDisplayText(content, true)) return false
-    }
-    return true
+    return cleansAsWhole(parts.join(''), sizes)
   }), { numRuns: 3000 })
   const c = new TextCleaner()
   c.reset('')
@@ -84,18 +91,7 @@ t.test('TextCleaner: blanks in pieces of one to three characters, with the tags 
   // checks both halves of that read
   const piece = fc.constantFrom(' ', '\n', '\t', 'w', 'a', '<', '</', '<thinking>', '</thinking>', '<function_calls>', '</function_calls>')
   fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 30 }), fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 4 }), (parts, sizes) => {
-    const text = parts.join('')
-    const c = new TextCleaner()
-    c.reset('')
-    let content = ''
-    for (let i = 0, k = 0; i < text.length; k++) {
-      const p = text.slice(i, i + sizes[k % sizes.length]!)
-      i += p.length
-      c.append(p)
-      content += p
-      if (c.display() !== cleanDisplayText(content, true)) return false
-    }
-    return true
+    return cleansAsWhole(parts.join(''), sizes)
   }), { numRuns: 20000 })
   const c = new TextCleaner()
   c.reset('')

@@ -3,6 +3,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import jsonpatch from 'fast-json-patch'
 import { applyDiff, diffBlocks, toJsonPatch, parseAssistantMessage, BlockAccumulator, type Block, type BlockDiff } from '../lib/index.js'
+import { pastPrefix } from '../lib/diff/diff.js'
 import { soup, counter } from './helpers/arb.js'
 
 const applyAll = (blocks: Block[], diffs: BlockDiff[]): Block[] => diffs.reduce(applyDiff, blocks)
@@ -72,7 +73,6 @@ t.test('toJsonPatch escapes param names and needs the array for append and trunc
 })
 
 t.test('pastPrefix: (a + b) past a prefix, or null, without joining a and b', async (t) => {
-  const { pastPrefix } = await import('../lib/diff/diff.js')
   const law = (a: string, b: string, prefix: string): string | null => ((a + b).startsWith(prefix) ? (a + b).slice(prefix.length) : null)
   // short alphabets and lengths past 32 (hasPrefix compares long prefixes by a cut and ===)
   const str = fc.string({ unit: fc.constantFrom('<', '/', 'a', ' '), maxLength: 40 })

@@ -42,8 +42,8 @@ export function hasPrefix(b: string, a: string): boolean {
 /**
  * `(a + b).slice(prefix.length)` if `a + b` starts with `prefix`, else null; without joining `a`
  * and `b` first. Their join is a cons string, which V8 flattens (a runtime call and a copy) to
- * compare its start or to cut it: after a chunk that ended in a cut tag (`<`, `</`) in a value,
- * that was a tenth of the next chunk's time. @internal
+ * compare its start or to cut it: after a chunk that ended in a cut tag (`<`, `</`) in a value
+ * (8% of a stream whose every chunk ends in one). @internal
  */
 export function pastPrefix(a: string, b: string, prefix: string): string | null {
   const n = a.length

@@ -84,12 +84,12 @@ export class Snapshot {
   private stale = false
   /**
    * The open value's latest part, not copied into `rope` yet: `lent.coreSlice(lentFrom, lentEnd)`
-   * (null: none), or that run without its end and then the tail (`lentTail`). A BlockParser fused with the
-   * Presenter hands over, with each append that is a run of its own field's value, that field and
-   * where the run starts ({@link TextRun}): the value is then already kept there, and each append
-   * only moves `lentEnd` (a push to `rope` costs about 180 instructions a 16-character piece, by
-   * callgrind, and a cons string). The run is cut once, when the value is read or an append of
-   * another kind comes.
+   * (null: none), or that run without its end and then the tail (`lentTail`). A BlockParser
+   * fused with the Presenter hands over, with each append that is a run of its own field's
+   * value, that field and where the run starts ({@link TextRun}): the value is then already kept
+   * there, and each append only moves `lentEnd` (a push to `rope` costs about 180 instructions a
+   * 16-character piece, by callgrind, and a cons string). The run is cut once, when the value is
+   * read or an append of another kind comes.
    */
   private lent: TextRun | null = null
   private lentFrom = 0
