@@ -142,9 +142,10 @@ function memoryChild(mode) {
 // ------------------------------------------------------------------------------------------------
 // child mode: the throughput rows in a fresh process, which the main process starts
 // THROUGHPUT_PROCESSES times. One process's ratio leans on how V8 compiled the stream functions,
-// the parser and the Presenter in it: in six full runs of this file (2026-12-05, one after the
-// other, the same code) the 2 MB ratio read 1.23-1.32x. The median over several processes is the
-// figure the target reads; every process's own is printed beside it.
+// the parser and the Presenter in it: in the last four of six full runs of this file
+// (2026-12-05, one after the other, the same code) the 2 MB ratio read 1.23-1.32x. The median
+// over several processes is the figure the target reads; every process's own is printed beside
+// it.
 
 const SIZES = [200 * KB, 2 * MB]
 

@@ -3,7 +3,7 @@
 // BlockParser (DiffSession), the Presenter and the WritableTaker each keep one instance for the
 // life of the process, so that a collection between two messages does not send the next one
 // through unoptimised code (behind a Presenter, a 200 KB stream took 14-17 ms instead of 5 after
-// every collection; into a plain Writable, 3.5-3.8 ms instead of 2.3-2.5). This
+// every collection; for a plain Writable, see the WritableTaker's keeper). This
 // checks it in a child process with V8's natives syntax: the hot functions that were optimised
 // before a full collection with no stream open still are after it.
 import t from 'tap'
