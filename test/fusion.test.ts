@@ -11,7 +11,7 @@ import { setImmediate as tick } from 'node:timers/promises'
 import { createBlockParser, createPresenter, type BlockParser, type Presenter, type DiffRecord } from '../lib/index.js'
 import { counter, cutBySizes, messagePiece, sameFusedOrNot } from './helpers/arb.js'
 
-const fusedTo = (p: BlockParser): unknown => (p as unknown as { fused: unknown }).fused
+const fusedTo = (p: BlockParser): unknown => (p as unknown as { out: { fused: unknown } }).out.fused
 
 interface Setup {
   chunks: string[]

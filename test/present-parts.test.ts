@@ -59,34 +59,37 @@ t.test('Snapshot: appends that name a run of the parser\'s field (as a fused Blo
     let want: Block[] = []
     // the last run append: its run, where its run part ended (`to`) and where its text ended
     let last: { run: TextRun; to: number; end: number; tail: string } | null = null
-    const session = new DiffSession({ idGenerator: counter() }, {
-      record: (d: DiffRecord | Block[], run?: TextRun, from?: number) => {
-        if (Array.isArray(d) || d.op === 'diagnostic' || d.op === 'message' || d.op === 'end') return
-        // a negative `from` says the text ends past the run's end now
-        const past = from !== undefined && from < 0
-        if (past) from = -1 - from!
-        const to = run === undefined ? undefined : past ? run.coreLength : from! + (d as { text: string }).text.length
-        if (run !== undefined) {
-          runs++
-          // the session's promise: the text starts with that run of the field, now and later,
-          // and what follows becomes the field's next characters if a run append goes on from there
-          if (d.op !== 'append' || from! > to! || to! - from! > d.text.length || run.coreSlice(from!, to!) !== d.text.slice(0, to! - from!)) throw new Error(`a run that is not the text on ${json(s)}`)
-          if (last !== null && last.run === run && from === last.end) {
-            if (run.coreSlice(last.to, last.end) !== last.tail) throw new Error(`a tail that did not become the run on ${json(s)}`)
-            if (last.tail.length > 0) confirmed++
-          }
-          if (to! - from! < d.text.length) tails++
-          last = { run, to: to!, end: from! + d.text.length, tail: d.text.slice(to! - from!) }
+    const take = (d: DiffRecord | Block[], run?: TextRun, from?: number): void => {
+      if (Array.isArray(d) || d.op === 'diagnostic' || d.op === 'message' || d.op === 'end') return
+      // a negative `from` says the text ends past the run's end now
+      const past = from !== undefined && from < 0
+      if (past) from = -1 - from!
+      const to = run === undefined ? undefined : past ? run.coreLength : from! + (d as { text: string }).text.length
+      if (run !== undefined) {
+        runs++
+        // the session's promise: the text starts with that run of the field, now and later,
+        // and what follows becomes the field's next characters if a run append goes on from there
+        if (d.op !== 'append' || from! > to! || to! - from! > d.text.length || run.coreSlice(from!, to!) !== d.text.slice(0, to! - from!)) throw new Error(`a run that is not the text on ${json(s)}`)
+        if (last !== null && last.run === run && from === last.end) {
+          if (run.coreSlice(last.to, last.end) !== last.tail) throw new Error(`a tail that did not become the run on ${json(s)}`)
+          if (last.tail.length > 0) confirmed++
         }
-        want = applyDiff(want, d)
-        snap.check(d)
-        // some appends come without their run, as records that went through the readable side
-        const lend = run !== undefined && plain.next().value
-        if (d.op !== 'append' || !snap.append(snap.live[d.index]!, d.path, d.text, lend ? run : undefined, past ? -1 - from! : from)) snap.apply(d)
-        if (readOften && json(snap.blocks) !== json(want)) throw new Error(`mismatch on ${json(s)}`)
-      },
+        if (to! - from! < d.text.length) tails++
+        last = { run, to: to!, end: from! + d.text.length, tail: d.text.slice(to! - from!) }
+      }
+      want = applyDiff(want, d)
+      snap.check(d)
+      // some appends come without their run, as records that went through the readable side
+      const lend = run !== undefined && plain.next().value
+      if (d.op !== 'append' || !snap.append(snap.live[d.index]!, d.path, d.text, lend ? run : undefined, past ? -1 - from! : from)) snap.apply(d)
+      if (readOften && json(snap.blocks) !== json(want)) throw new Error(`mismatch on ${json(s)}`)
+    }
+    const session = new DiffSession({ idGenerator: counter() }, {
+      record: (d) => take(d),
+      append: (index, path, text, run, from) => take({ op: 'append', index, path, text }, run, from),
       diagnostic: () => {},
     })
+    session.lends = true
     for (const c of chunksOf(s, cuts)) session.push(c)
     session.end()
     if (json(snap.blocks) !== json(want)) throw new Error(`mismatch at the end on ${json(s)}`)

@@ -17,7 +17,7 @@ import { counter, cutBySizes, messagePiece, sameFusedOrNot } from './helpers/arb
 
 /** The Writable the parser writes to directly, or null. */
 const fusedTo = (p: BlockParser): unknown => {
-  const f = (p as unknown as { fused: { dest?: unknown } | null }).fused
+  const f = (p as unknown as { out: { fused: { dest?: unknown } | null } }).out.fused
   return f === null ? null : f.dest ?? f
 }
 

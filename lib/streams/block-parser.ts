@@ -5,27 +5,10 @@
 import { Transform, type TransformCallback, type TransformOptions } from 'node:stream'
 import type { Readable } from 'node:stream'
 import type { Block, Diagnostic, DiffRecord } from '../types.js'
-import type { TextRun } from '../parse/field.js'
 import type { Emitted } from './records.js'
 import { DiffSession, type StreamParseOptions } from './session.js'
 import { WritableTaker, takesRecordsPlainly } from './writable-taker.js'
-
-/**
- * A stream that takes this parser's records straight from it, bypassing the readable side (see
- * {@link BlockParser.fuse}): the Presenter piped into it, or an object-mode Writable (through a
- * `WritableTaker`). @internal
- */
-export interface RecordTaker {
-  /**
-   * Takes `record` as its `write(record)` would and returns true, or returns false, having done
-   * nothing, when that `write` would not present the record at once (it would buffer it, or
-   * the stream is busy, ended or destroyed): the record then goes the usual way. With `run`,
-   * the record is an `append` whose text is `run.coreSlice(from, from + text.length)`, or, for a
-   * negative `from`, that run up to `run.coreLength` and then text past it (see
-   * `SessionOutput.record`).
-   */
-  offer(record: unknown, run?: TextRun, from?: number): boolean
-}
+import { ParserOutput, type RecordTaker } from './parser-output.js'
 
 /**
  * Options of {@link BlockParser}: the parse and stream-parse options, plus the usual stream
@@ -116,16 +99,8 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    * every pipe, a Presenter's `write` included).
    */
   private idle = false
-  /**
-   * The stream this parser is piped into, while it is the parser's one reader (see `fuse`): a
-   * record is offered to it directly, not pushed.
-   */
-  private fused: RecordTaker | null = null
-  /**
-   * Inside `_read`: a record made there is pushed, not offered. The Readable counts itself as
-   * reading from the call of `_read` until a `push`, and delivers what was pushed right after.
-   */
-  private reading = false
+  /** Where the session's records go: pushed, or to the stream the parser is fused with. */
+  private readonly out: ParserOutput
   /** The parser's own `newListener` listener while fused: a second reader ends the fusion. */
   private fusedListener: ((event: string | symbol) => void) | null = null
 
@@ -140,18 +115,8 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
     if (options.writableHighWaterMark !== undefined) streamOptions.writableHighWaterMark = options.writableHighWaterMark
     if (options.signal !== undefined) streamOptions.signal = options.signal
     super(streamOptions)
-    this.session = new DiffSession(options, {
-      record: (r, run, from) => {
-        // the fused reader takes it as `pipe` would hand it over now: the readable side is
-        // flowing and empty, so `push` would emit it at once to that reader's one `data`
-        // listener, whose `write` it is
-        const f = this.fused
-        // (`=== true`: see DiffSession.push)
-        if (f !== null && this.reading !== true && this.readableFlowing === true && this.readableLength === 0 && f.offer(r, run, from) === true) return
-        this.push(r)
-      },
-      diagnostic: (d) => this.emit('diagnostic', d),
-    })
+    this.out = new ParserOutput(this)
+    this.session = new DiffSession(options, this.out)
   }
 
   /** The current snapshot: what the diffs emitted so far add up to. */
@@ -210,7 +175,8 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
     // the pipe's own `data` listener is the one there is (a `readable` listener stops the flow,
     // which each record checks)
     if (this.listenerCount('data') !== 1) return
-    this.fused = taker
+    this.out.fused = taker
+    this.session.lends = taker.offerAppend !== undefined
     const onListener = (event: string | symbol): void => {
       if (event === 'data' || event === 'readable') this.unfuse()
     }
@@ -228,20 +194,21 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
    */
   override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
     const out = super.pipe(destination, options)
-    if (this.fused === null && takesRecordsPlainly(destination)) this.fuse(new WritableTaker(destination, () => this.pause()))
+    if (this.out.fused === null && takesRecordsPlainly(destination)) this.fuse(new WritableTaker(destination, () => this.pause()))
     return out
   }
 
   /** `unpipe`, which also ends a fusion with a Writable it unpipes. @internal */
   override unpipe(destination?: NodeJS.WritableStream): this {
-    const f = this.fused
+    const f = this.out.fused
     if (f instanceof WritableTaker && (destination === undefined || f.dest === destination)) this.unfuse()
     return super.unpipe(destination)
   }
 
   /** Ends a fusion (see {@link BlockParser.fuse}): every later record is pushed. @internal */
   unfuse(): void {
-    this.fused = null
+    this.out.fused = null
+    this.session.lends = false
     const l = this.fusedListener
     if (l !== null) {
       this.fusedListener = null
@@ -338,11 +305,11 @@ export class BlockParser<R extends DiffRecord | Block[] = DiffRecord> extends Tr
 
   /** @internal */
   override _read(): void {
-    this.reading = true
+    this.out.reading = true
     try {
       this.readOn()
     } finally {
-      this.reading = false
+      this.out.reading = false
     }
   }
 

@@ -278,19 +278,33 @@ export class Presenter extends Writable {
    * Presents `record` at once, as `write` does when the Writable is idle, and returns true; or
    * returns false, having done nothing, when `write` must hand it to the Writable (to buffer it,
    * or to refuse it). Also how a {@link BlockParser} piped into this stream hands over its
-   * records directly (see {@link BlockParser.fuse}), with, for an append that is a run of the
-   * parser's field, that field and where the run starts (see {@link TextRun}).
+   * records directly (see {@link BlockParser.fuse}).
    * @internal
    */
-  offer(record: unknown, run?: TextRun, from?: number): boolean {
+  offer(record: unknown): boolean {
     // flags compared with `true`: see the Display's note on V8's truthiness tests
     if (this.direct !== true || this.busy === true) return false
-    if (this.idle !== true) {
-      this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
-      if (!this.idle) return false
-    }
-    if (this.grow(record, run, from) !== true) this.serial(DIRECT, record, this.directDone)
+    if (this.idle !== true && this.becameIdle() !== true) return false
+    if (this.grow(record) !== true) this.serial(DIRECT, record, this.directDone)
     return true
+  }
+
+  /**
+   * `offer` of the record `{op: 'append', index, path, text}`, by its parts: how the fused
+   * BlockParser hands over an append that is a run of its field `run` from `from` (see
+   * {@link TextRun}). The record is made only if the append is not the growth `grow` presents.
+   * @internal
+   */
+  offerAppend(index: number, path: string, text: string, run: TextRun, from: number): boolean {
+    if (this.direct !== true || this.busy === true) return false
+    if (this.idle !== true && this.becameIdle() !== true) return false
+    if (this.growBy(index, path, text, run, from) !== true) this.serial(DIRECT, { op: 'append', index, path, text }, this.directDone)
+    return true
+  }
+
+  /** Whether the Writable is idle now (nothing queued, corked, ended or failed), noted in `idle`. */
+  private becameIdle(): boolean {
+    return this.idle = this.writableLength === 0 && this.writableCorked === 0 && !this.writableEnded && !this.destroyed && this.errored === null
   }
 
   /**
@@ -343,27 +357,19 @@ export class Presenter extends Writable {
    * every diff of a stream). Returns `false`, having done nothing, for any other record: `serial`
    * then presents it, with the same outcome.
    */
-  private grow(chunk: unknown, run?: TextRun, from?: number): boolean {
+  private grow(chunk: unknown): boolean {
+    if (typeof chunk !== 'object') return false
+    const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
+    if (d.op !== 'append') return false
+    return this.growBy(d.index, d.path, d.text, undefined, 0)
+  }
+
+  /**
+   * `grow` of the append `{index, path, text}`; with `run`, its text is that run of the parser's
+   * field from `from` (see `offerAppend`).
+   */
+  private growBy(index: unknown, path: unknown, text: unknown, run: TextRun | undefined, from: number): boolean {
     if (this.stopped !== null) return false
-    let index: unknown
-    let path: unknown
-    let text: unknown
-    if (run !== undefined) {
-      // a run append from the fused parser: always an `append` of the session's one shape (see
-      // SessionOutput.record), read here by loads of their own, which see that one map; read with
-      // the others, they tested four (every kind of record `write` takes)
-      const d = chunk as AppendDiff
-      index = d.index
-      path = d.path
-      text = d.text
-    } else {
-      if (typeof chunk !== 'object') return false
-      const d = chunk as { op?: unknown; index?: unknown; path?: unknown; text?: unknown }
-      if (d.op !== 'append') return false
-      index = d.index
-      path = d.path
-      text = d.text
-    }
     const i = this.index
     const snap = this.snap
     if (index !== i || i !== snap.length - 1 || typeof text !== 'string') return false

@@ -46,15 +46,20 @@ export interface StreamParseOptions extends Omit<ParseOptions, 'final'> {
  * @group Streams
  */
 export interface SessionOutput {
+  /** A record (a diff, a marker or diagnostic record, or a snapshot). */
+  record(r: DiffRecord | Block[]): void
   /**
-   * A record; with `run`, the record is an `append` whose text is the run of `run`'s value from
-   * `from` (`run.coreSlice(from, from + text.length)`; the value only ever grows by appending).
-   * A negative `from` stands for `-1 - from`, and says that the text goes past the value's end
-   * now (`run.coreLength`): its rest is rendered past the value so far (the first characters of
-   * a tag held back from it, say), and a later append with the same `run` whose `from` is where
+   * The record `{op: 'append', index, path, text}`, given by its parts while the session's
+   * `lends` is set, for an append that is a run of the session's field `run`: an output that
+   * takes the parts as they are (a BlockParser fused to a Presenter) then allocates no record
+   * for the usual diff of a stream. Its text is the run of `run`'s value from `from`
+   * (`run.coreSlice(from, from + text.length)`; the value only ever grows by appending). A
+   * negative `from` stands for `-1 - from`, and says that the text goes past the value's end now
+   * (`run.coreLength`): its rest is rendered past the value so far (the first characters of a
+   * tag held back from it, say), and a later append with the same `run` whose `from` is where
    * this text ends says that this rest became the value's next characters, as they were shown.
    */
-  record(r: DiffRecord | Block[], run?: TextRun, from?: number): void
+  append?(index: number, path: string, text: string, run: TextRun, from: number): void
   diagnostic(d: Diagnostic): void
 }
 
@@ -104,6 +109,14 @@ export class DiffSession {
     s.end()
     return s
   }
+
+  /**
+   * Appends that are runs of a field go to `out.append`, by their parts (the output has one):
+   * set by a BlockParser while it is fused to a Presenter. Otherwise every record is an object:
+   * the usual reader takes objects, and building the record at the output instead cost a
+   * BlockParser piped into a Writable about 50 instructions a chunk (callgrind).
+   */
+  lends = false
 
   private readonly o: ResolvedOptions
   private readonly full: boolean
@@ -262,9 +275,8 @@ export class DiffSession {
       this.stale = true
       // the delta is what the core gained since the last take; of the same length as what it
       // gained since the consumer last saw it, it is that run of the core
-      const rec = { op: 'append', index: this.seenDone, path: this.seenPath, text: delta } as const
-      if (delta.length === to - from) this.out.record(rec, seen, from)
-      else this.out.record(rec)
+      if (this.lends === true && delta.length === to - from) this.out.append!(this.seenDone, this.seenPath, delta, seen, from)
+      else this.out.record({ op: 'append', index: this.seenDone, path: this.seenPath, text: delta })
       return
     }
     let text: string
@@ -373,15 +385,14 @@ export class DiffSession {
       this.stale = true
       this.changed++
       if (this.snapshots) return
-      const rec = { op: 'append', index: this.seenDone, path: f!.path, text: appended } as const
       // the same field as last time, and the delta is all the core gained since then (as in
       // `push`): the consumer's ext was its first characters, and the append is the rest of that
       // gain followed by the new ext
       const gained = this.seenCore - core
-      if (field === this.seenField && delta.length === gained && seen.length <= gained) {
+      if (this.lends === true && field === this.seenField && delta.length === gained && seen.length <= gained) {
         const from = core + seen.length
-        this.out.record(rec, field, f!.ext.length === 0 ? from : -1 - from)
-      } else this.out.record(rec)
+        this.out.append!(this.seenDone, f!.path, appended, field, f!.ext.length === 0 ? from : -1 - from)
+      } else this.out.record({ op: 'append', index: this.seenDone, path: f!.path, text: appended })
       return
     }
     let hint: AppendHint | AppendHint[] | undefined
