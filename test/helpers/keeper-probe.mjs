@@ -15,6 +15,7 @@ const { Field } = await import(pathToFileURL(join(dist, 'parse', 'field.js')).hr
 const { Display } = await import(pathToFileURL(join(dist, 'present', 'display.js')).href)
 const { Snapshot } = await import(pathToFileURL(join(dist, 'present', 'snapshot.js')).href)
 const { WritableTaker } = await import(pathToFileURL(join(dist, 'streams', 'writable-taker.js')).href)
+const { ParserOutput } = await import(pathToFileURL(join(dist, 'streams', 'parser-output.js')).href)
 
 const msg = 'Some text to show.\n<write_to_file>\n<path>a.ts</path>\n<content>\n' + 'const x = 1\n'.repeat(300) +
   '</content>\n</write_to_file>\nDone.'
@@ -23,7 +24,7 @@ const chunks = msg.match(/[\s\S]{1,5}/g)
 // needs one
 const groups = {
   parser: { 'DiffSession.push': DiffSession.prototype.push, 'Field.pushAt': Field.prototype.pushAt },
-  presenter: { 'Presenter.grow': Presenter.prototype.grow, 'Presenter.write': Presenter.prototype.write, 'Display.show': Display.prototype.show, 'Snapshot.append': Snapshot.prototype.append },
+  presenter: { 'Presenter.grow': Presenter.prototype.grow, 'Presenter.growBy': Presenter.prototype.growBy, 'Presenter.offerAppend': Presenter.prototype.offerAppend, 'Presenter.write': Presenter.prototype.write, 'Display.show': Display.prototype.show, 'Snapshot.append': Snapshot.prototype.append, 'ParserOutput.append': ParserOutput.prototype.append },
   // a BlockParser piped into a plain object-mode Writable hands it each record through a
   // WritableTaker, which the stream drops when it ends
   writable: { 'WritableTaker.offer': WritableTaker.prototype.offer, 'DiffSession.resumeDiffs': DiffSession.prototype.resumeDiffs },
