@@ -5,7 +5,7 @@
  * @module
  */
 import { Writable, type Readable } from 'node:stream'
-import type { AppendDiff, Block, BlockDiff, ToolUseBlock } from '../types.js'
+import type { Block, BlockDiff, ToolUseBlock } from '../types.js'
 import { TagstreamError } from '../errors.js'
 import { clineDialect } from '../dialect.js'
 import { diffBlocks } from '../diff/diff.js'
