@@ -97,7 +97,7 @@ export class Snapshot {
   private lentEnd = 0
   /**
    * How many characters at the end of the last run append went past the run's value (not the
-   * run's yet: see `SessionOutput.record`): the run is `lentFrom` to `lentEnd - lentTail`, then
+   * run's yet: see `SessionOutput.append`): the run is `lentFrom` to `lentEnd - lentTail`, then
    * the last `lentTail` characters of `lentTailOf`, that append's text. A run append that goes on
    * from `lentEnd` says they became the run's own. Cut from the text only when the value is read:
    * the text is often a join (a cons string), which a cut on every such append flattened.
@@ -134,7 +134,7 @@ export class Snapshot {
    * With `run`, `text` is `run.coreSlice(from, from + text.length)`; or, with `from` negative,
    * `run.coreSlice(-1 - from, run.coreLength)` and then characters past the run's value so far,
    * which a later run append from where `text` ends turns into the run's own (see
-   * {@link TextRun} and `SessionOutput.record`).
+   * {@link TextRun} and `SessionOutput.append`).
    */
   append(b: Block, path: string, text: string, run?: TextRun, from = 0): boolean {
     if (b !== this.openBlock || path !== this.openPath) {
