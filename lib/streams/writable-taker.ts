@@ -23,7 +23,7 @@ export class WritableTaker {
   /**
    * One taker kept for the life of the process, for the reason given at DiffSession's keeper: a
    * parser drops its taker when its stream ends, and with the last taker dies the map that the
-   * optimised code of the hand-off was built for (the parser's `record` closure, `offer`,
+   * optimised code of the hand-off was built for (`ParserOutput.record`, `offer`,
    * `DiffSession.resumeDiffs`). Without it, a full collection with no stream open sent the next
    * stream through that code unoptimised, and through code compiled again after it: with this
    * build and the one before in one process, alternating, the first 200 KB stream after such a

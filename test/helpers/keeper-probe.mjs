@@ -41,8 +41,8 @@ while (runs < 300 || (runs < 5000 && GROUPS.some((g) => optimised(g).length === 
     createPresenter({ say() {}, onToolPartial() {}, executeTool: () => '', parallelToolCalls: true }))
   const parser = createBlockParser()
   await pipeline(Readable.from(chunks), parser, new Writable({ objectMode: true, write(_d, _e, cb) { cb() } }))
-  // the parser's own closure that hands each record over (its optimised code is shared by every
-  // parser's); the parser is kept, its taker was dropped when the stream ended
+  // the method that hands each record over (ParserOutput's, read through a parser's session); the
+  // parser is kept, its taker was dropped when the stream ended
   groups.writable['BlockParser record'] = parser.session.out.record
   runs++
 }
